@@ -1,0 +1,83 @@
+package firestoredb_test
+
+import (
+	"context"
+	"sort"
+	"testing"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/internal/emulatortest"
+	"github.com/roomlease/roomlease/functions/internal/testclock"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+type fixture struct {
+	store  *firestoredb.Store
+	clock  *testclock.Clock
+	client *firestore.Client
+	ctx    context.Context
+}
+
+// MustOpenStore returns a Store on a fresh emulator project with the default
+// settings and a stopped clock.
+func MustOpenStore(tb testing.TB) *fixture {
+	tb.Helper()
+	client, _ := emulatortest.Firestore(tb)
+	clock := testclock.New(testclock.Start)
+	return &fixture{
+		store:  firestoredb.New(client, presence.DefaultSettings(), clock.Now),
+		clock:  clock,
+		client: client,
+		ctx:    context.Background(),
+	}
+}
+
+func (f *fixture) mustJoin(tb testing.TB, room, uid, session string) firestoredb.JoinResult {
+	tb.Helper()
+	res, err := f.store.Join(f.ctx, presence.JoinRequest{RoomID: room, ParticipantID: uid, SessionID: session})
+	if err != nil {
+		tb.Fatalf("join %s/%s/%s: %v", room, uid, session, err)
+	}
+	return res
+}
+
+func ref(room, uid, session string, gen int64) presence.SessionRef {
+	return presence.SessionRef{RoomID: room, ParticipantID: uid, SessionID: session, Generation: gen}
+}
+
+// liveIDs reads the roster as caller and returns the listed uids, sorted.
+func (f *fixture) liveIDs(tb testing.TB, room, caller string) ([]string, presence.Roster) {
+	tb.Helper()
+	r, err := f.store.Roster(f.ctx, room, caller)
+	if err != nil {
+		tb.Fatalf("roster of %s as %s: %v", room, caller, err)
+	}
+	ids := make([]string, 0, len(r.Participants))
+	for _, p := range r.Participants {
+		ids = append(ids, p.ID)
+	}
+	sort.Strings(ids)
+	return ids, r
+}
+
+// readRoom returns the stored room document's fields.
+func (f *fixture) readRoom(tb testing.TB, room string) map[string]any {
+	tb.Helper()
+	snap, err := f.client.Collection(firestoredb.RoomsCollection).Doc(room).Get(f.ctx)
+	if err != nil {
+		tb.Fatalf("reading room %s: %v", room, err)
+	}
+	return snap.Data()
+}
+
+func wantCode(tb testing.TB, err error, code string) {
+	tb.Helper()
+	if err == nil {
+		tb.Fatalf("got no error, want %s", code)
+	}
+	if got := presence.ErrorCode(err); got != code {
+		tb.Fatalf("got error %v (code %s), want code %s", err, got, code)
+	}
+}

@@ -1,0 +1,170 @@
+package firestoredb_test
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/internal/emulatortest"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// Race 1 of DESIGN.md: join gen A, join gen B for the same session, then A's
+// leave arrives late. B must remain.
+func TestRace1_LateLeaveOfOlderGenerationKeepsNewer(t *testing.T) {
+	f := MustOpenStore(t)
+	a := f.mustJoin(t, "r1", "alice", "tab-1")
+	f.clock.Advance(2 * time.Second)
+	b := f.mustJoin(t, "r1", "alice", "tab-1") // reconnect of the same tab
+	if b.Session.Generation <= a.Session.Generation {
+		t.Fatalf("reconnect generation %d is not above %d", b.Session.Generation, a.Session.Generation)
+	}
+
+	before := emulatortest.Snapshot(t, f.client)
+	removed, err := f.store.Leave(f.ctx, ref("r1", "alice", "tab-1", a.Session.Generation))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed {
+		t.Fatal("the late leave of generation A removed the session")
+	}
+	if changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
+		t.Fatalf("a refused leave wrote %v", changed)
+	}
+	if _, err := f.store.Heartbeat(f.ctx, ref("r1", "alice", "tab-1", b.Session.Generation)); err != nil {
+		t.Fatalf("generation B no longer heartbeats: %v", err)
+	}
+	ids, _ := f.liveIDs(t, "r1", "alice")
+	if !reflect.DeepEqual(ids, []string{"alice"}) {
+		t.Fatalf("roster %v, want [alice]", ids)
+	}
+}
+
+// Race 3 of DESIGN.md: duplicate leave, and heartbeat after leave.
+func TestRace3_DuplicateLeaveAndHeartbeatAfterLeave(t *testing.T) {
+	f := MustOpenStore(t)
+	f.mustJoin(t, "r3", "bob", "keep")
+	j := f.mustJoin(t, "r3", "alice", "tab")
+	leave := ref("r3", "alice", "tab", j.Session.Generation)
+
+	t.Run("FirstLeaveRemoves", func(t *testing.T) {
+		removed, err := f.store.Leave(f.ctx, leave)
+		if err != nil || !removed {
+			t.Fatalf("first leave: removed=%v err=%v", removed, err)
+		}
+	})
+	t.Run("DuplicateLeaveIsQuietNoOp", func(t *testing.T) {
+		before := emulatortest.Snapshot(t, f.client)
+		removed, err := f.store.Leave(f.ctx, leave)
+		if err != nil || removed {
+			t.Fatalf("duplicate leave: removed=%v err=%v", removed, err)
+		}
+		if changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
+			t.Fatalf("duplicate leave wrote %v", changed)
+		}
+	})
+	t.Run("HeartbeatAfterLeaveIsStale", func(t *testing.T) {
+		before := emulatortest.Snapshot(t, f.client)
+		_, err := f.store.Heartbeat(f.ctx, leave)
+		wantCode(t, err, presence.EStaleGeneration)
+		if changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
+			t.Fatalf("refused heartbeat wrote %v", changed)
+		}
+	})
+	t.Run("RosterNoLongerListsHer", func(t *testing.T) {
+		ids, r := f.liveIDs(t, "r3", "bob")
+		if !reflect.DeepEqual(ids, []string{"bob"}) {
+			t.Fatalf("roster %v, want [bob]", ids)
+		}
+		// join bob, join alice, alice leaves: three visible changes.
+		if r.Room.Revision != 3 {
+			t.Fatalf("revision %d, want 3", r.Room.Revision)
+		}
+	})
+}
+
+// Race 4 of DESIGN.md: two tabs of one user stay live side by side; when one
+// leaves, the user stays listed.
+func TestRace4_TwoTabsOfOneUser(t *testing.T) {
+	f := MustOpenStore(t)
+	one := f.mustJoin(t, "r4", "alice", "tab-1")
+	two := f.mustJoin(t, "r4", "alice", "tab-2")
+
+	// Neither tab's join disturbs the other's lease (no ping-pong).
+	for i := 0; i < 3; i++ {
+		f.clock.Advance(5 * time.Second)
+		for _, s := range []struct {
+			id  string
+			gen int64
+		}{{"tab-1", one.Session.Generation}, {"tab-2", two.Session.Generation}} {
+			if _, err := f.store.Heartbeat(f.ctx, ref("r4", "alice", s.id, s.gen)); err != nil {
+				t.Fatalf("heartbeat %s: %v", s.id, err)
+			}
+		}
+	}
+	ids, r := f.liveIDs(t, "r4", "alice")
+	if !reflect.DeepEqual(ids, []string{"alice"}) || r.Participants[0].SessionCount != 2 {
+		t.Fatalf("roster %v (%+v), want alice once with 2 sessions", ids, r.Participants)
+	}
+
+	removed, err := f.store.Leave(f.ctx, ref("r4", "alice", "tab-1", one.Session.Generation))
+	if err != nil || !removed {
+		t.Fatalf("leave tab-1: removed=%v err=%v", removed, err)
+	}
+	ids, r = f.liveIDs(t, "r4", "alice")
+	if !reflect.DeepEqual(ids, []string{"alice"}) || r.Participants[0].SessionCount != 1 {
+		t.Fatalf("after one tab left: roster %v (%+v), want alice with 1 session", ids, r.Participants)
+	}
+	if r.Room.State != presence.StateActive {
+		t.Fatalf("room state %s, want active", r.Room.State)
+	}
+	if _, err := f.store.Heartbeat(f.ctx, ref("r4", "alice", "tab-2", two.Session.Generation)); err != nil {
+		t.Fatalf("the remaining tab lost its lease: %v", err)
+	}
+}
+
+// Concurrent joins into one room: no roster entry is lost and the revision
+// counts every visible change exactly once. Ten users join with two tabs
+// each, all at once: 10 entries, 20 visible changes (an entry created, then
+// its session count raised).
+func TestConcurrentJoinsIntoOneRoom(t *testing.T) {
+	f := MustOpenStore(t)
+	const users, tabs = 10, 2
+	var wg sync.WaitGroup
+	errs := make(chan error, users*tabs)
+	for u := 0; u < users; u++ {
+		for s := 0; s < tabs; s++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := f.store.Join(f.ctx, presence.JoinRequest{
+					RoomID: "busy", ParticipantID: fmt.Sprintf("user-%02d", u), SessionID: fmt.Sprintf("tab-%d", s)})
+				if err != nil {
+					errs <- err
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent join failed: %v", err)
+	}
+	ids, r := f.liveIDs(t, "busy", "user-00")
+	if len(ids) != users {
+		t.Fatalf("roster has %d entries %v, want %d", len(ids), ids, users)
+	}
+	for _, p := range r.Participants {
+		if p.SessionCount != tabs {
+			t.Errorf("%s has session count %d, want %d", p.ID, p.SessionCount, tabs)
+		}
+	}
+	if r.Room.Revision != users*tabs {
+		t.Errorf("revision %d, want %d", r.Room.Revision, users*tabs)
+	}
+	if r.Room.ParticipantCount != users {
+		t.Errorf("participantCount %d, want %d", r.Room.ParticipantCount, users)
+	}
+}

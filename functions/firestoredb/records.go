@@ -1,0 +1,93 @@
+package firestoredb
+
+import (
+	"time"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// The stored shape of each document. Field names are part of the client
+// contract (listeners read rooms and roster entries), so they are spelled out
+// here rather than derived from the domain types.
+
+type roomRecord struct {
+	RoomID           string     `firestore:"roomId"`
+	State            string     `firestore:"state"`
+	Generation       int64      `firestore:"generation"`
+	Revision         int64      `firestore:"revision"`
+	ParticipantCount int64      `firestore:"participantCount"`
+	PeakParticipants int64      `firestore:"peakParticipants"`
+	CleanupAfter     *time.Time `firestore:"cleanupAfter"` // null unless suspected_empty
+	CreatedAt        time.Time  `firestore:"createdAt"`
+	UpdatedAt        time.Time  `firestore:"updatedAt"`
+	ExpireAt         time.Time  `firestore:"expireAt"`
+}
+
+func roomToRecord(r presence.Room) roomRecord {
+	rec := roomRecord{
+		RoomID: r.ID, State: string(r.State), Generation: r.Generation, Revision: r.Revision,
+		ParticipantCount: int64(r.ParticipantCount), PeakParticipants: int64(r.PeakParticipants),
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpireAt: r.ExpireAt,
+	}
+	if !r.CleanupAfter.IsZero() {
+		t := r.CleanupAfter
+		rec.CleanupAfter = &t
+	}
+	return rec
+}
+
+func (rec roomRecord) room(id string) presence.Room {
+	r := presence.Room{
+		ID: id, State: presence.RoomState(rec.State), Generation: rec.Generation, Revision: rec.Revision,
+		ParticipantCount: int(rec.ParticipantCount), PeakParticipants: int(rec.PeakParticipants),
+		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt,
+	}
+	if rec.CleanupAfter != nil {
+		r.CleanupAfter = *rec.CleanupAfter
+	}
+	return r
+}
+
+type participantRecord struct {
+	RoomID        string    `firestore:"roomId"`
+	ParticipantID string    `firestore:"participantId"`
+	DisplayName   string    `firestore:"displayName"`
+	JoinedAt      time.Time `firestore:"joinedAt"`
+	SessionCount  int64     `firestore:"sessionCount"`
+	ExpireAt      time.Time `firestore:"expireAt"`
+}
+
+func participantToRecord(p presence.Participant) participantRecord {
+	return participantRecord{RoomID: p.RoomID, ParticipantID: p.ID, DisplayName: p.DisplayName,
+		JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt}
+}
+
+func (rec participantRecord) participant(roomID, id string) presence.Participant {
+	return presence.Participant{RoomID: roomID, ID: id, DisplayName: rec.DisplayName,
+		JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt}
+}
+
+type sessionRecord struct {
+	RoomID         string    `firestore:"roomId"`
+	ParticipantID  string    `firestore:"participantId"`
+	SessionID      string    `firestore:"sessionId"`
+	Generation     int64     `firestore:"generation"`
+	LeaseExpiresAt time.Time `firestore:"leaseExpiresAt"`
+	ExpireAt       time.Time `firestore:"expireAt"`
+	CreatedAt      time.Time `firestore:"createdAt"`
+}
+
+func sessionToRecord(s presence.Session) sessionRecord {
+	return sessionRecord{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID,
+		Generation: s.Generation, LeaseExpiresAt: s.LeaseExpiresAt, ExpireAt: s.ExpireAt, CreatedAt: s.CreatedAt}
+}
+
+func (rec sessionRecord) session() presence.Session {
+	return presence.Session{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, ID: rec.SessionID,
+		Generation: rec.Generation, LeaseExpiresAt: rec.LeaseExpiresAt, ExpireAt: rec.ExpireAt, CreatedAt: rec.CreatedAt}
+}
+
+type policyRecord struct {
+	AllowedUsers    []string `firestore:"allowedUsers"`
+	MaxParticipants int64    `firestore:"maxParticipants"`
+}

@@ -1,0 +1,35 @@
+package firestoredb
+
+// The Firestore layout. These names are the contract with clients (listener
+// paths), with the security rules, with firestore/firestore.indexes.json and
+// with the Terraform configuration; a test checks the latter two against them.
+const (
+	// rooms/{roomId}: the room document.
+	RoomsCollection = "rooms"
+	// rooms/{roomId}/participants/{uid}: roster entries, what listeners watch.
+	ParticipantsCollection = "participants"
+	// rooms/{roomId}/participants/{uid}/sessions/{sessionId}: leases, the
+	// heartbeat target. Nobody listens here.
+	SessionsCollection = "sessions"
+	// roomPolicies/{roomId}: optional admission rules written by operators.
+	// Not under rooms/, so that a policy outlives teardowns of its room.
+	PoliciesCollection = "roomPolicies"
+
+	// FieldExpireAt is the TTL field on every document that can be orphaned.
+	FieldExpireAt = "expireAt"
+	// FieldLeaseExpiresAt is the lease deadline of a session.
+	FieldLeaseExpiresAt = "leaseExpiresAt"
+	// FieldRoomID is copied into sessions so that one collection-group query
+	// finds a room's live sessions.
+	FieldRoomID = "roomId"
+	// FieldState and FieldCleanupAfter find rooms due for teardown.
+	FieldState        = "state"
+	FieldCleanupAfter = "cleanupAfter"
+)
+
+// TTLCollectionGroups are the collection groups whose documents carry
+// FieldExpireAt and need a TTL policy. Policies are per collection group, so
+// "participants" covers every room's roster and "sessions" every roster's
+// sessions: Firestore TTL does not delete subcollections with their parent,
+// so each level needs its own.
+var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection}

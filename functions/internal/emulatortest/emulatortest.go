@@ -1,0 +1,167 @@
+// Package emulatortest connects tests to the Firestore and Auth emulators
+// that scripts/test starts.
+//
+// Each test gets a Firestore project of its own, so tests in different
+// packages run in parallel against one emulator without seeing each other's
+// documents, and each project is wiped when its test ends.
+//
+// A test that needs an emulator fails when none is configured: a skipped
+// store test must never pass for a tested one. Set
+// ROOMLEASE_SKIP_EMULATOR_TESTS=1 to skip them knowingly.
+package emulatortest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"google.golang.org/api/iterator"
+)
+
+// FirestoreHost returns the emulator's host:port, failing tb when unset.
+func FirestoreHost(tb testing.TB) string {
+	tb.Helper()
+	return requireEnv(tb, "FIRESTORE_EMULATOR_HOST")
+}
+
+// AuthHost returns the Auth emulator's host:port, failing tb when unset.
+func AuthHost(tb testing.TB) string {
+	tb.Helper()
+	return requireEnv(tb, "FIREBASE_AUTH_EMULATOR_HOST")
+}
+
+func requireEnv(tb testing.TB, name string) string {
+	tb.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("ROOMLEASE_SKIP_EMULATOR_TESTS") == "1" {
+			tb.Skipf("%s is not set and ROOMLEASE_SKIP_EMULATOR_TESTS=1", name)
+		}
+		tb.Fatalf("%s is not set: run the tests with scripts/test, which starts the emulators", name)
+	}
+	return v
+}
+
+var unsafeProjectChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// NewProjectID returns a project id unique to this test.
+func NewProjectID(tb testing.TB) string {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		tb.Fatal(err)
+	}
+	name := strings.Trim(unsafeProjectChars.ReplaceAllString(strings.ToLower(tb.Name()), "-"), "-")
+	if len(name) > 20 {
+		name = name[:20]
+	}
+	return "test-" + name + "-" + hex.EncodeToString(b)
+}
+
+// Firestore returns a client on a fresh project of the emulator, closed and
+// wiped when tb ends, and that project's id.
+func Firestore(tb testing.TB) (*firestore.Client, string) {
+	tb.Helper()
+	host := FirestoreHost(tb)
+	project := NewProjectID(tb)
+	client, err := firestore.NewClient(context.Background(), project)
+	if err != nil {
+		tb.Fatalf("firestore client: %v", err)
+	}
+	tb.Cleanup(func() {
+		client.Close()
+		Reset(tb, host, project)
+	})
+	return client, project
+}
+
+// Reset deletes every document of project in the emulator at host.
+func Reset(tb testing.TB, host, project string) {
+	tb.Helper()
+	url := fmt.Sprintf("http://%s/emulator/v1/projects/%s/databases/(default)/documents", host, project)
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Errorf("resetting emulator project %s: %v", project, err)
+		return
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		tb.Errorf("resetting emulator project %s: status %s", project, resp.Status)
+	}
+}
+
+// Snapshot maps every document path under rooms/ (and its subcollections)
+// and roomPolicies/ to its update time: a fingerprint of the stored state.
+// Comparing two snapshots shows exactly which documents a step wrote.
+func Snapshot(tb testing.TB, client *firestore.Client) map[string]time.Time {
+	tb.Helper()
+	ctx := context.Background()
+	out := map[string]time.Time{}
+	var walk func(col *firestore.CollectionRef)
+	walk = func(col *firestore.CollectionRef) {
+		// DocumentRefs also lists "missing" parents that only hold
+		// subcollections, so orphaned sessions are found too.
+		refs := col.DocumentRefs(ctx)
+		for {
+			ref, err := refs.Next()
+			if err == iterator.Done {
+				break
+			}
+			if err != nil {
+				tb.Fatalf("listing %s: %v", col.Path, err)
+			}
+			snap, err := ref.Get(ctx)
+			if err == nil && snap.Exists() {
+				out[relPath(ref.Path)] = snap.UpdateTime
+			}
+			subs := ref.Collections(ctx)
+			for {
+				sub, err := subs.Next()
+				if err == iterator.Done {
+					break
+				}
+				if err != nil {
+					tb.Fatalf("listing subcollections of %s: %v", ref.Path, err)
+				}
+				walk(sub)
+			}
+		}
+	}
+	for _, top := range []string{"rooms", "roomPolicies"} {
+		walk(client.Collection(top))
+	}
+	return out
+}
+
+// Changed lists the paths whose presence or update time differs between two
+// snapshots.
+func Changed(before, after map[string]time.Time) []string {
+	var out []string
+	for p, t := range after {
+		if bt, ok := before[p]; !ok || !bt.Equal(t) {
+			out = append(out, p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// relPath strips "projects/P/databases/D/documents/" from a document name.
+func relPath(name string) string {
+	if i := strings.Index(name, "/documents/"); i >= 0 {
+		return name[i+len("/documents/"):]
+	}
+	return name
+}

@@ -1,0 +1,122 @@
+package presence
+
+import "time"
+
+// JoinRequest is a validated request to join a room.
+type JoinRequest struct {
+	RoomID        string
+	ParticipantID string
+	SessionID     string
+	// DisplayName is applied when HasDisplayName is set; a join without a
+	// name keeps the one on the roster.
+	DisplayName    string
+	HasDisplayName bool
+}
+
+// Validate checks the request's ids and name.
+func (r JoinRequest) Validate() error {
+	if err := ValidateRoomID(r.RoomID); err != nil {
+		return err
+	}
+	if err := ValidateParticipantID(r.ParticipantID); err != nil {
+		return err
+	}
+	if err := ValidateSessionID(r.SessionID); err != nil {
+		return err
+	}
+	return ValidateDisplayName(r.DisplayName)
+}
+
+// JoinState is what the store read, inside its transaction, for a join.
+// Nil means the document does not exist.
+type JoinState struct {
+	Room        *Room
+	Participant *Participant
+	Session     *Session
+	Policy      *Policy
+}
+
+// JoinPlan is what a join writes. The store writes Session always, and Room
+// and Participant only when their flags say so: a reconnect of a known
+// session changes nothing that roster listeners see.
+type JoinPlan struct {
+	Room             Room
+	WriteRoom        bool
+	Participant      Participant
+	WriteParticipant bool
+	Session          Session
+	RoomReactivated  bool // the join ended an empty-room grace
+	NewParticipant   bool
+	NewSession       bool
+}
+
+// PlanJoin decides a join at now. Returns EForbidden if the room's policy does
+// not list the user, and ERoomFull if a new participant would exceed the cap.
+func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPlan, error) {
+	if !st.Policy.allows(req.ParticipantID) {
+		return JoinPlan{}, Errorf(EForbidden, "this room admits only its listed participants")
+	}
+	var p JoinPlan
+
+	// 1. The room: create it, or bring it back from the empty-room grace.
+	// Advancing the generation is what makes a teardown decided before this
+	// join lose its compare-and-set.
+	if st.Room == nil {
+		p.Room = Room{ID: req.RoomID, State: StateActive, Generation: 1, CreatedAt: now}
+		p.WriteRoom = true
+	} else {
+		p.Room = *st.Room
+		if p.Room.State != StateActive {
+			p.Room.State = StateActive
+			p.Room.Generation++
+			p.Room.CleanupAfter = time.Time{}
+			p.WriteRoom = true
+			p.RoomReactivated = true
+		}
+	}
+
+	// 2. The roster entry: one per user, whatever the number of tabs.
+	if st.Participant == nil {
+		if p.Room.ParticipantCount >= s.roomCap(st.Policy) {
+			return JoinPlan{}, Errorf(ERoomFull, "the room has reached its limit of %d participants", s.roomCap(st.Policy))
+		}
+		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName, JoinedAt: now}
+		p.NewParticipant = true
+		p.WriteParticipant = true
+		p.Room.ParticipantCount++
+		p.Room.PeakParticipants = max(p.Room.PeakParticipants, p.Room.ParticipantCount)
+	} else {
+		p.Participant = *st.Participant
+		if req.HasDisplayName && req.DisplayName != p.Participant.DisplayName {
+			p.Participant.DisplayName = req.DisplayName
+			p.WriteParticipant = true
+		}
+	}
+
+	// 3. The session: always a new generation and a fresh lease. Only a new
+	// session changes the roster entry (its session count).
+	if st.Session == nil {
+		p.Session = Session{RoomID: req.RoomID, ParticipantID: req.ParticipantID, ID: req.SessionID, CreatedAt: now,
+			Generation: nextGeneration(now, 0)}
+		p.NewSession = true
+		p.Participant.SessionCount++
+		p.WriteParticipant = true
+	} else {
+		p.Session = *st.Session
+		p.Session.Generation = nextGeneration(now, st.Session.Generation)
+	}
+	p.Session.LeaseExpiresAt = now.Add(s.Lease)
+	p.Session.ExpireAt = p.Session.LeaseExpiresAt.Add(s.SessionRetention)
+
+	// 4. Every visible change counts once in the room's revision.
+	if p.WriteParticipant {
+		p.Participant.ExpireAt = now.Add(s.RecordHorizon)
+		p.Room.Revision++
+		p.WriteRoom = true
+	}
+	if p.WriteRoom {
+		p.Room.UpdatedAt = now
+		p.Room.ExpireAt = now.Add(s.RecordHorizon)
+	}
+	return p, nil
+}

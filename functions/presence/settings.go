@@ -1,0 +1,66 @@
+package presence
+
+import (
+	"fmt"
+	"time"
+)
+
+// Settings are the timings and limits presence decisions are made with.
+type Settings struct {
+	Heartbeat       time.Duration // how often clients renew; told to them on join
+	Lease           time.Duration // how long a renewal holds
+	EmptyRoomGrace  time.Duration // from the last departure to teardown eligibility
+	MaxParticipants int           // roster entries per room
+
+	// RecordHorizon is how far ahead rooms and roster entries set their
+	// expireAt (the TTL backstop) whenever they are written. Ordinary
+	// heartbeats do not write them, so the horizon must comfortably exceed the
+	// life of a busy room between visible changes.
+	RecordHorizon time.Duration
+	// SessionRetention is how long after its lease ends a session document
+	// may still exist before TTL removes it: expireAt = leaseExpiresAt +
+	// SessionRetention. Since a live lease has leaseExpiresAt > now, TTL can
+	// never remove a live session; the retention leaves the sweeper time to
+	// do the roster bookkeeping before TTL removes the evidence.
+	SessionRetention time.Duration
+}
+
+// DefaultSettings are the operating defaults of DESIGN.md.
+func DefaultSettings() Settings {
+	return Settings{
+		Heartbeat:        5 * time.Second,
+		Lease:            15 * time.Second,
+		EmptyRoomGrace:   30 * time.Second,
+		MaxParticipants:  1000,
+		RecordHorizon:    30 * 24 * time.Hour,
+		SessionRetention: 24 * time.Hour,
+	}
+}
+
+// Validate returns an error naming the first setting that cannot work.
+func (s Settings) Validate() error {
+	switch {
+	case s.Heartbeat < 500*time.Millisecond:
+		return fmt.Errorf("heartbeat interval %v is below the minimum of 500ms", s.Heartbeat)
+	case s.Lease < 2*s.Heartbeat:
+		return fmt.Errorf("lease %v must be at least twice the heartbeat interval %v, so that one lost heartbeat does not end a lease", s.Lease, s.Heartbeat)
+	case s.Lease > time.Hour:
+		return fmt.Errorf("lease %v is longer than the maximum of 1h", s.Lease)
+	case s.EmptyRoomGrace < 0:
+		return fmt.Errorf("empty-room grace %v must not be negative", s.EmptyRoomGrace)
+	case s.MaxParticipants < 1:
+		return fmt.Errorf("max participants %d must be at least 1", s.MaxParticipants)
+	case s.RecordHorizon < 48*time.Hour:
+		return fmt.Errorf("record horizon %v must be at least 48h: heartbeats refresh it only within its last day", s.RecordHorizon)
+	case s.SessionRetention < time.Hour:
+		return fmt.Errorf("session retention %v must be at least 1h", s.SessionRetention)
+	}
+	return nil
+}
+
+func (s Settings) roomCap(p *Policy) int {
+	if p != nil && p.MaxParticipants > 0 && p.MaxParticipants < s.MaxParticipants {
+		return p.MaxParticipants
+	}
+	return s.MaxParticipants
+}
