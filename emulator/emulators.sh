@@ -7,7 +7,8 @@
 # here looks processes up by name, so a developer's other emulators survive.
 #
 # Ports: the defaults come from firebase.json; FIRESTORE_PORT and AUTH_PORT
-# override them. The project id is ROOMLEASE_PROJECT (default demo-roomlease:
+# override them. FIRESTORE_SINGLE_PROJECT=false lets tests use a project per
+# test without the emulator warning about each one. The project id is ROOMLEASE_PROJECT (default demo-roomlease:
 # the "demo-" prefix tells Firebase tools that no real project is involved).
 
 ROOMLEASE_ROOT=${ROOMLEASE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -85,7 +86,7 @@ start_firestore_emulator() {
       com.google.cloud.datastore.emulator.firestore.CloudFirestore start \
       --host=127.0.0.1 --port="$FIRESTORE_PORT" \
       --rules="$ROOMLEASE_ROOT/firestore/firestore.rules" \
-      --project_id="$ROOMLEASE_PROJECT" --single_project_mode=true
+      --project_id="$ROOMLEASE_PROJECT" --single_project_mode="${FIRESTORE_SINGLE_PROJECT:-true}"
   else
     ensure_node_tools
     write_firebase_config

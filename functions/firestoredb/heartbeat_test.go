@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
-	"github.com/roomlease/roomlease/functions/internal/emulatortest"
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
 // A heartbeat writes exactly one document, the session's, which no client

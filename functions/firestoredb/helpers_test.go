@@ -8,9 +8,9 @@ import (
 	"cloud.google.com/go/firestore"
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
-	"github.com/roomlease/roomlease/functions/internal/emulatortest"
-	"github.com/roomlease/roomlease/functions/internal/testclock"
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/emulatortest"
+	"github.com/roomlease/roomlease/internal/testclock"
 )
 
 type fixture struct {

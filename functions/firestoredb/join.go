@@ -116,4 +116,3 @@ func decodePolicy(snap *firestore.DocumentSnapshot) (*presence.Policy, error) {
 	}
 	return &presence.Policy{AllowedUsers: rec.AllowedUsers, MaxParticipants: int(rec.MaxParticipants)}, nil
 }
-

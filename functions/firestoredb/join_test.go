@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
-	"github.com/roomlease/roomlease/functions/internal/emulatortest"
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
 func TestJoin(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomlease/roomlease/functions/internal/emulatortest"
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
 // Race 1 of DESIGN.md: join gen A, join gen B for the same session, then A's

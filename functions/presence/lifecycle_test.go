@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomlease/roomlease/functions/internal/testclock"
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/testclock"
 )
 
 // world applies plans to in-memory state, as the store does in a

@@ -98,8 +98,8 @@ func Reset(tb testing.TB, host, project string) {
 	}
 }
 
-// Snapshot maps every document path under rooms/ (and its subcollections)
-// and roomPolicies/ to its update time: a fingerprint of the stored state.
+// Snapshot maps every document path in the project, subcollections
+// included, to its update time: a fingerprint of the stored state.
 // Comparing two snapshots shows exactly which documents a step wrote.
 func Snapshot(tb testing.TB, client *firestore.Client) map[string]time.Time {
 	tb.Helper()
@@ -135,8 +135,16 @@ func Snapshot(tb testing.TB, client *firestore.Client) map[string]time.Time {
 			}
 		}
 	}
-	for _, top := range []string{"rooms", "roomPolicies"} {
-		walk(client.Collection(top))
+	tops := client.Collections(ctx)
+	for {
+		col, err := tops.Next()
+		if err == iterator.Done {
+			break
+		}
+		if err != nil {
+			tb.Fatalf("listing collections: %v", err)
+		}
+		walk(col)
 	}
 	return out
 }

@@ -1,0 +1,65 @@
+// Package roomlease is the deployable root of roomlease. Google's Go
+// buildpack compiles only the package at the root of the uploaded source, so
+// this package does nothing but register the functions and wire them, lazily,
+// on the first request an instance serves. Everything else lives under
+// functions/.
+package roomlease
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+
+	"github.com/GoogleCloudPlatform/functions-framework-go/functions"
+
+	"github.com/roomlease/roomlease/functions/app"
+	"github.com/roomlease/roomlease/functions/config"
+	"github.com/roomlease/roomlease/functions/logging"
+)
+
+func init() {
+	functions.HTTP("Presence", Presence)
+}
+
+var (
+	// logLevel starts at info and takes ROOMLEASE_LOG_LEVEL once the
+	// configuration has been read and validated.
+	logLevel = new(slog.LevelVar)
+	log      = logging.New(os.Stderr, logLevel)
+	wireOnce sync.Once
+	wired    *app.App
+	wireErr  error
+)
+
+// instance builds the app once per function instance. A configuration error
+// is permanent for the instance: it is logged and every request gets a 500,
+// rather than a half-configured service answering.
+func instance() (*app.App, error) {
+	wireOnce.Do(func() {
+		cfg, err := config.FromEnv(os.Getenv)
+		if err != nil {
+			wireErr = err
+			return
+		}
+		logLevel.Set(cfg.LogLevel)
+		wired, wireErr = app.New(context.Background(), cfg, log)
+	})
+	return wired, wireErr
+}
+
+// Presence serves the client API: join, heartbeat, leave, room read, health.
+func Presence(w http.ResponseWriter, r *http.Request) {
+	a, err := instance()
+	if err != nil {
+		log.Error("roomlease is not configured", "error", err.Error())
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusInternalServerError)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{
+			"code": "internal", "message": "the service is misconfigured; see its logs"}})
+		return
+	}
+	a.API.ServeHTTP(w, r)
+}

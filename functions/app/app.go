@@ -1,0 +1,52 @@
+// Package app assembles roomlease from its configuration: the Firestore
+// client, the presence store, the token verifier and the HTTP handler. The
+// root function package and the local dev server both build through here, so
+// that what runs locally is what is deployed.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/auth"
+	"github.com/roomlease/roomlease/functions/config"
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/httpapi"
+)
+
+// App is a wired roomlease instance.
+type App struct {
+	Config config.Config
+	Store  *firestoredb.Store
+	API    http.Handler
+	client *firestore.Client
+}
+
+// New connects to Firestore and Firebase Auth as cfg says. With
+// FIRESTORE_EMULATOR_HOST and FIREBASE_AUTH_EMULATOR_HOST set, the clients
+// talk to the emulators instead.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
+	client, err := firestore.NewClientWithDatabase(ctx, cfg.ProjectID, cfg.DatabaseID)
+	if err != nil {
+		return nil, fmt.Errorf("firestore client for project %q database %q: %w", cfg.ProjectID, cfg.DatabaseID, err)
+	}
+	verifier, err := auth.NewVerifier(ctx, cfg.ProjectID)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	store := firestoredb.New(client, cfg.Presence, time.Now)
+	api := httpapi.New(httpapi.Options{
+		Presence: store, Tokens: verifier, Settings: cfg.Presence,
+		AllowedOrigins: cfg.AllowedOrigins, Logger: log,
+	})
+	return &App{Config: cfg, Store: store, API: api, client: client}, nil
+}
+
+// Close releases the Firestore connection.
+func (a *App) Close() error { return a.client.Close() }

@@ -1,0 +1,109 @@
+// Package config reads roomlease's settings from the environment and
+// validates them once, at start-up, with errors that name the variable.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/logging"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// Config is everything the functions need to start.
+type Config struct {
+	ProjectID      string // Firestore and Firebase Auth project
+	DatabaseID     string // Firestore database, "(default)" unless set
+	Presence       presence.Settings
+	AllowedOrigins []string // CORS origins for browser clients; "*" allows any
+	LogLevel       slog.Level
+}
+
+// Variable names, documented in the README's settings table.
+const (
+	EnvProjectID        = "ROOMLEASE_PROJECT_ID"
+	EnvDatabase         = "ROOMLEASE_DATABASE"
+	EnvHeartbeat        = "ROOMLEASE_HEARTBEAT_INTERVAL"
+	EnvLease            = "ROOMLEASE_LEASE"
+	EnvEmptyRoomGrace   = "ROOMLEASE_EMPTY_ROOM_GRACE"
+	EnvMaxParticipants  = "ROOMLEASE_MAX_PARTICIPANTS"
+	EnvRecordHorizon    = "ROOMLEASE_RECORD_HORIZON"
+	EnvSessionRetention = "ROOMLEASE_SESSION_RETENTION"
+	EnvAllowedOrigins   = "ROOMLEASE_ALLOWED_ORIGINS"
+	EnvLogLevel         = "ROOMLEASE_LOG_LEVEL"
+)
+
+// FromEnv reads the settings through getenv (os.Getenv in production) and
+// returns every problem found, not just the first.
+func FromEnv(getenv func(string) string) (Config, error) {
+	c := Config{Presence: presence.DefaultSettings(), DatabaseID: "(default)", AllowedOrigins: []string{"*"}}
+	var errs []error
+
+	c.ProjectID = firstSet(getenv, EnvProjectID, "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
+	if c.ProjectID == "" {
+		errs = append(errs, fmt.Errorf("%s is not set (nor GOOGLE_CLOUD_PROJECT): roomlease needs the project that holds Firestore and Firebase Auth", EnvProjectID))
+	}
+	if v := getenv(EnvDatabase); v != "" {
+		c.DatabaseID = v
+	}
+	duration := func(name string, dst *time.Duration) {
+		v := getenv(name)
+		if v == "" {
+			return
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("%s=%q is not a duration such as \"15s\" or \"720h\"", name, v))
+			return
+		}
+		*dst = d
+	}
+	duration(EnvHeartbeat, &c.Presence.Heartbeat)
+	duration(EnvLease, &c.Presence.Lease)
+	duration(EnvEmptyRoomGrace, &c.Presence.EmptyRoomGrace)
+	duration(EnvRecordHorizon, &c.Presence.RecordHorizon)
+	duration(EnvSessionRetention, &c.Presence.SessionRetention)
+	if v := getenv(EnvMaxParticipants); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", EnvMaxParticipants, v))
+		} else {
+			c.Presence.MaxParticipants = n
+		}
+	}
+	if v := getenv(EnvAllowedOrigins); v != "" {
+		c.AllowedOrigins = nil
+		for _, o := range strings.Split(v, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.AllowedOrigins = append(c.AllowedOrigins, o)
+			}
+		}
+	}
+	if lvl, err := logging.ParseLevel(getenv(EnvLogLevel)); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", EnvLogLevel, err))
+	} else {
+		c.LogLevel = lvl
+	}
+	if len(errs) == 0 {
+		if err := c.Presence.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("invalid presence settings: %w", err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, fmt.Errorf("roomlease configuration: %w", err)
+	}
+	return c, nil
+}
+
+func firstSet(getenv func(string) string, names ...string) string {
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,52 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/config"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestFromEnv(t *testing.T) {
+	t.Run("Defaults", func(t *testing.T) {
+		c, err := config.FromEnv(env(map[string]string{"GOOGLE_CLOUD_PROJECT": "p"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.ProjectID != "p" || c.DatabaseID != "(default)" || c.Presence.Lease != 15*time.Second ||
+			c.Presence.Heartbeat != 5*time.Second || c.Presence.EmptyRoomGrace != 30*time.Second {
+			t.Fatalf("defaults: %+v", c)
+		}
+	})
+	t.Run("Overrides", func(t *testing.T) {
+		c, err := config.FromEnv(env(map[string]string{
+			config.EnvProjectID: "mine", config.EnvLease: "6s", config.EnvHeartbeat: "2s",
+			config.EnvMaxParticipants: "50", config.EnvAllowedOrigins: "https://a.example, https://b.example",
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Presence.Lease != 6*time.Second || c.Presence.MaxParticipants != 50 || len(c.AllowedOrigins) != 2 {
+			t.Fatalf("overrides: %+v", c)
+		}
+	})
+	for name, tc := range map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"ErrNoProject":          {map[string]string{}, config.EnvProjectID + " is not set"},
+		"ErrBadDuration":        {map[string]string{config.EnvProjectID: "p", config.EnvLease: "15"}, config.EnvLease + `="15" is not a duration`},
+		"ErrBadNumber":          {map[string]string{config.EnvProjectID: "p", config.EnvMaxParticipants: "many"}, config.EnvMaxParticipants},
+		"ErrLeaseBelowTwoBeats": {map[string]string{config.EnvProjectID: "p", config.EnvLease: "8s"}, "at least twice the heartbeat"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := config.FromEnv(env(tc.env))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,75 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// Codes that exist only at the HTTP layer.
+const (
+	eNotFound         = "not_found"
+	eMethodNotAllowed = "method_not_allowed"
+	eTooLarge         = "payload_too_large"
+	eMediaType        = "unsupported_media_type"
+)
+
+// statusOf is the one table from error codes to HTTP statuses. A code that is
+// not here is a server fault.
+var statusOf = map[string]int{
+	presence.EInvalid:         http.StatusBadRequest,
+	presence.EUnauthenticated: http.StatusUnauthorized,
+	presence.EForbidden:       http.StatusForbidden,
+	presence.ENotFound:        http.StatusNotFound,
+	presence.EStaleGeneration: http.StatusConflict,
+	presence.ERoomFull:        http.StatusConflict,
+	presence.EUnavailable:     http.StatusServiceUnavailable,
+	presence.EInternal:        http.StatusInternalServerError,
+	eNotFound:                 http.StatusNotFound,
+	eMethodNotAllowed:         http.StatusMethodNotAllowed,
+	eTooLarge:                 http.StatusRequestEntityTooLarge,
+	eMediaType:                http.StatusUnsupportedMediaType,
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// writeError answers with err in the documented shape. Server faults are
+// logged with their full text; the client sees only a generic message.
+func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := presence.ErrorCode(err)
+	status, ok := statusOf[code]
+	if !ok {
+		code, status = presence.EInternal, http.StatusInternalServerError
+	}
+	message := presence.ErrorMessage(err)
+	if status >= 500 {
+		h.log.ErrorContext(r.Context(), "request failed",
+			"httpRequest", map[string]any{"requestMethod": r.Method, "requestUrl": r.URL.Path, "status": status},
+			"code", code, "error", err.Error())
+		if code == presence.EInternal {
+			message = "internal error"
+		}
+	}
+	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: message}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if body != nil {
+		_ = json.NewEncoder(w).Encode(body)
+	}
+}
+
+// errorf builds an HTTP-layer error; it travels as a *presence.Error so that
+// one writeError handles both.
+func errorf(code, msg string) error { return &presence.Error{Code: code, Message: msg} }

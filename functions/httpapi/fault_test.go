@@ -1,0 +1,95 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/httpapi"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// brokenPresence fails the way an infrastructure fault does: with an error
+// that is not part of the domain's vocabulary, or with a panic.
+type brokenPresence struct{ panics bool }
+
+func (b brokenPresence) fail() error {
+	if b.panics {
+		panic("index out of range [3] with length 3")
+	}
+	return errors.New("rpc error: code = Internal desc = disk on fire at 10.0.0.7")
+}
+
+func (b brokenPresence) Join(context.Context, presence.JoinRequest) (firestoredb.JoinResult, error) {
+	return firestoredb.JoinResult{}, b.fail()
+}
+func (b brokenPresence) Heartbeat(context.Context, presence.SessionRef) (time.Time, error) {
+	return time.Time{}, b.fail()
+}
+func (b brokenPresence) Leave(context.Context, presence.SessionRef) (bool, error) {
+	return false, b.fail()
+}
+func (b brokenPresence) Roster(context.Context, string, string) (presence.Roster, error) {
+	return presence.Roster{}, b.fail()
+}
+
+type staticTokens struct{}
+
+func (staticTokens) VerifyIDToken(_ context.Context, tok string) (string, error) {
+	if tok == "good" {
+		return "alice", nil
+	}
+	return "", presence.Errorf(presence.EUnauthenticated, "bad token")
+}
+
+// A server fault is a 500 in the documented shape and a log line; the client
+// learns nothing of the cause, and a panic never reaches it as a trace.
+func TestAPI_ServerFaultsAre5xxAndLogged(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		var logs bytes.Buffer
+		h := httpapi.New(httpapi.Options{Presence: brokenPresence{panics: panics}, Tokens: staticTokens{},
+			Settings: presence.DefaultSettings(), Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+		req := httptest.NewRequest("POST", "/v1/rooms/r/join", strings.NewReader(`{"sessionId":"s"}`))
+		req.Header.Set("Authorization", "Bearer good")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+
+		body := rec.Body.String()
+		if rec.Code != http.StatusInternalServerError || body != `{"error":{"code":"internal","message":"internal error"}}`+"\n" {
+			t.Fatalf("panics=%v: got %d %q", panics, rec.Code, body)
+		}
+		want := "disk on fire"
+		if panics {
+			want = "index out of range"
+		}
+		if !strings.Contains(logs.String(), want) || !strings.Contains(logs.String(), `"level":"ERROR"`) {
+			t.Fatalf("panics=%v: the fault was not logged: %s", panics, logs.String())
+		}
+	}
+}
+
+// Unavailability of a dependency is a 503 the client may retry.
+func TestAPI_UnavailableIs503(t *testing.T) {
+	h := httpapi.New(httpapi.Options{Presence: brokenPresence{}, Tokens: unavailableTokens{}, Settings: presence.DefaultSettings(),
+		Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
+	req := httptest.NewRequest("GET", "/v1/rooms/r", nil)
+	req.Header.Set("Authorization", "Bearer x")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"code":"unavailable"`) {
+		t.Fatalf("got %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+type unavailableTokens struct{}
+
+func (unavailableTokens) VerifyIDToken(context.Context, string) (string, error) {
+	return "", presence.Errorf(presence.EUnavailable, "could not verify the ID token; retry")
+}

@@ -1,0 +1,182 @@
+// Package httpapi is roomlease's HTTP face: routing, authentication,
+// strict decoding, and the one table that maps errors to statuses. Handlers
+// are thin: decode, validate, call the presence store, encode.
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// Presence is what the API needs from the presence store.
+type Presence interface {
+	// Join returns EForbidden, ERoomFull, EInvalid or EUnavailable.
+	Join(ctx context.Context, req presence.JoinRequest) (firestoredb.JoinResult, error)
+	// Heartbeat returns EStaleGeneration when the lease cannot be renewed.
+	Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Time, error)
+	// Leave reports whether it removed the session; a stale one is not an error.
+	Leave(ctx context.Context, ref presence.SessionRef) (bool, error)
+	// Roster returns ENotFound or EForbidden (caller not a live participant).
+	Roster(ctx context.Context, roomID, callerID string) (presence.Roster, error)
+}
+
+// TokenVerifier turns a Firebase ID token into a uid. It returns
+// EUnauthenticated for tokens that are not valid.
+type TokenVerifier interface {
+	VerifyIDToken(ctx context.Context, idToken string) (string, error)
+}
+
+// Options configure a Handler.
+type Options struct {
+	Presence       Presence
+	Tokens         TokenVerifier
+	Settings       presence.Settings // told to clients on join
+	AllowedOrigins []string          // CORS; "*" allows any origin
+	Logger         *slog.Logger
+}
+
+// Handler serves the client API.
+type Handler struct {
+	presence Presence
+	tokens   TokenVerifier
+	settings presence.Settings
+	origins  map[string]bool
+	anyOrig  bool
+	log      *slog.Logger
+}
+
+// New returns the API handler.
+func New(o Options) *Handler {
+	h := &Handler{presence: o.Presence, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{}}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	for _, orig := range o.AllowedOrigins {
+		if orig == "*" {
+			h.anyOrig = true
+		}
+		h.origins[orig] = true
+	}
+	return h
+}
+
+// route is one endpoint: the handler for a room action.
+type route struct {
+	method string
+	serve  func(h *Handler, w http.ResponseWriter, r *http.Request, roomID, uid string) error
+}
+
+var roomActions = map[string]route{
+	"join":      {http.MethodPost, (*Handler).join},
+	"heartbeat": {http.MethodPost, (*Handler).heartbeat},
+	"leave":     {http.MethodPost, (*Handler).leave},
+	"":          {http.MethodGet, (*Handler).room},
+}
+
+// ServeHTTP routes by hand rather than with http.ServeMux so that every
+// miss — unknown path, wrong method, undecodable room id — answers in the
+// documented JSON error shape.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			h.log.ErrorContext(r.Context(), "panic serving request", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			h.writeError(w, r, fmt.Errorf("panic: %v", p))
+		}
+	}()
+	h.cors(w, r)
+	if r.Method == http.MethodOptions {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+
+	segments := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+	switch {
+	case len(segments) == 1 && segments[0] == "healthz":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.methodNotAllowed(w, r, http.MethodGet)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		return
+	case len(segments) >= 3 && len(segments) <= 4 && segments[0] == "v1" && segments[1] == "rooms":
+		action := ""
+		if len(segments) == 4 {
+			action = segments[3]
+		}
+		rt, ok := roomActions[action]
+		if !ok {
+			break
+		}
+		if r.Method != rt.method {
+			h.methodNotAllowed(w, r, rt.method)
+			return
+		}
+		// The room id is a path segment, decoded on its own so that an
+		// escaped "/" stays inside it and is then refused by validation.
+		roomID, err := url.PathUnescape(segments[2])
+		if err != nil {
+			h.writeError(w, r, errorf(presence.EInvalid, "roomId is not a valid path segment"))
+			return
+		}
+		uid, err := h.authenticate(r)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="roomlease"`)
+			h.writeError(w, r, err)
+			return
+		}
+		if err := rt.serve(h, w, r, roomID, uid); err != nil {
+			h.writeError(w, r, err)
+		}
+		return
+	}
+	h.writeError(w, r, errorf(eNotFound, "no such endpoint: "+r.Method+" "+r.URL.EscapedPath()))
+}
+
+func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow+", OPTIONS")
+	h.writeError(w, r, errorf(eMethodNotAllowed, r.Method+" is not allowed here; use "+allow))
+}
+
+// authenticate returns the caller's uid from "Authorization: Bearer <token>".
+func (h *Handler) authenticate(r *http.Request) (string, error) {
+	header := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(header, " ")
+	if header == "" {
+		return "", errorf(presence.EUnauthenticated, "an Authorization: Bearer <Firebase ID token> header is required")
+	}
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return "", errorf(presence.EUnauthenticated, "the Authorization header must be \"Bearer <Firebase ID token>\"")
+	}
+	return h.tokens.VerifyIDToken(r.Context(), strings.TrimSpace(token))
+}
+
+// cors lets browser clients on the allowed origins call the API. Auth is a
+// bearer token, not a cookie, so allowing an origin grants it nothing a
+// script there could not already do with the user's token.
+func (h *Handler) cors(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if origin == "" || !(h.anyOrig || h.origins[origin]) {
+		return
+	}
+	hdr := w.Header()
+	if h.anyOrig {
+		hdr.Set("Access-Control-Allow-Origin", "*")
+	} else {
+		hdr.Set("Access-Control-Allow-Origin", origin)
+		hdr.Add("Vary", "Origin")
+	}
+	if r.Method == http.MethodOptions {
+		hdr.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+		hdr.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+		hdr.Set("Access-Control-Max-Age", "600")
+	}
+}

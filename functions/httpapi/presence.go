@@ -1,0 +1,119 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+type joinRequest struct {
+	SessionID   string  `json:"sessionId"`
+	DisplayName *string `json:"displayName"`
+}
+
+type joinResponse struct {
+	RoomID           string  `json:"roomId"`
+	ParticipantID    string  `json:"participantId"`
+	SessionID        string  `json:"sessionId"`
+	Generation       int64   `json:"generation"`
+	LeaseExpiresAt   string  `json:"leaseExpiresAt"`
+	LeaseSeconds     float64 `json:"leaseSeconds"`
+	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
+	Revision         int64   `json:"revision"`
+}
+
+func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+	var body joinRequest
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	req := presence.JoinRequest{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID}
+	if body.DisplayName != nil {
+		req.DisplayName, req.HasDisplayName = *body.DisplayName, true
+	}
+	res, err := h.presence.Join(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, joinResponse{
+		RoomID: roomID, ParticipantID: uid, SessionID: res.Session.ID, Generation: res.Session.Generation,
+		LeaseExpiresAt:   formatTime(res.Session.LeaseExpiresAt),
+		LeaseSeconds:     h.settings.Lease.Seconds(),
+		HeartbeatSeconds: h.settings.Heartbeat.Seconds(),
+		Revision:         res.Revision,
+	})
+	return nil
+}
+
+type sessionRequest struct {
+	SessionID  string `json:"sessionId"`
+	Generation int64  `json:"generation"`
+}
+
+func (h *Handler) sessionRef(r *http.Request, roomID, uid string) (presence.SessionRef, error) {
+	var body sessionRequest
+	if err := decodeBody(r, &body); err != nil {
+		return presence.SessionRef{}, err
+	}
+	ref := presence.SessionRef{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID, Generation: body.Generation}
+	return ref, ref.Validate()
+}
+
+func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+	ref, err := h.sessionRef(r, roomID, uid)
+	if err != nil {
+		return err
+	}
+	deadline, err := h.presence.Heartbeat(r.Context(), ref)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"leaseExpiresAt": formatTime(deadline)})
+	return nil
+}
+
+func (h *Handler) leave(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+	ref, err := h.sessionRef(r, roomID, uid)
+	if err != nil {
+		return err
+	}
+	removed, err := h.presence.Leave(r.Context(), ref)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"removed": removed})
+	return nil
+}
+
+type rosterEntry struct {
+	ParticipantID string `json:"participantId"`
+	DisplayName   string `json:"displayName"`
+	SessionCount  int    `json:"sessionCount"`
+	JoinedAt      string `json:"joinedAt"`
+}
+
+type roomResponse struct {
+	RoomID       string        `json:"roomId"`
+	State        string        `json:"state"`
+	Revision     int64         `json:"revision"`
+	Participants []rosterEntry `json:"participants"`
+}
+
+func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+	roster, err := h.presence.Roster(r.Context(), roomID, uid)
+	if err != nil {
+		return err
+	}
+	resp := roomResponse{RoomID: roomID, State: string(roster.Room.State), Revision: roster.Room.Revision,
+		Participants: make([]rosterEntry, 0, len(roster.Participants))}
+	for _, p := range roster.Participants {
+		resp.Participants = append(resp.Participants, rosterEntry{
+			ParticipantID: p.ID, DisplayName: p.DisplayName, SessionCount: p.SessionCount, JoinedAt: formatTime(p.JoinedAt)})
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// formatTime renders instants as RFC 3339 in UTC with milliseconds.
+func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
