@@ -35,6 +35,7 @@ const (
 	EnvSessionRetention = "ROOMLEASE_SESSION_RETENTION"
 	EnvAllowedOrigins   = "ROOMLEASE_ALLOWED_ORIGINS"
 	EnvLogLevel         = "ROOMLEASE_LOG_LEVEL"
+	EnvTypingExpiry     = "ROOMLEASE_TYPING_EXPIRY"
 )
 
 // FromEnv reads the settings through getenv (os.Getenv in production) and
@@ -67,6 +68,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	duration(EnvEmptyRoomGrace, &c.Presence.EmptyRoomGrace)
 	duration(EnvRecordHorizon, &c.Presence.RecordHorizon)
 	duration(EnvSessionRetention, &c.Presence.SessionRetention)
+	duration(EnvTypingExpiry, &c.Presence.TypingExpiry)
 	if v := getenv(EnvMaxParticipants); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {

@@ -91,3 +91,34 @@ type policyRecord struct {
 	AllowedUsers    []string `firestore:"allowedUsers"`
 	MaxParticipants int64    `firestore:"maxParticipants"`
 }
+
+type typingRecord struct {
+	RoomID        string    `firestore:"roomId"`
+	ParticipantID string    `firestore:"participantId"`
+	DisplayName   string    `firestore:"displayName"`
+	ExpiresAt     time.Time `firestore:"expiresAt"`
+	ExpireAt      time.Time `firestore:"expireAt"`
+}
+
+func typingToRecord(t presence.Typing) typingRecord {
+	return typingRecord{RoomID: t.RoomID, ParticipantID: t.ParticipantID, DisplayName: t.DisplayName,
+		ExpiresAt: t.ExpiresAt, ExpireAt: t.ExpireAt}
+}
+
+type receiptRecord struct {
+	RoomID        string    `firestore:"roomId"`
+	ParticipantID string    `firestore:"participantId"`
+	LastReadSeq   int64     `firestore:"lastReadSeq"`
+	UpdatedAt     time.Time `firestore:"updatedAt"`
+	ExpireAt      time.Time `firestore:"expireAt"`
+}
+
+func receiptToRecord(r presence.Receipt) receiptRecord {
+	return receiptRecord{RoomID: r.RoomID, ParticipantID: r.ParticipantID, LastReadSeq: r.LastReadSeq,
+		UpdatedAt: r.UpdatedAt, ExpireAt: r.ExpireAt}
+}
+
+func (rec receiptRecord) receipt() presence.Receipt {
+	return presence.Receipt{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, LastReadSeq: rec.LastReadSeq,
+		UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt}
+}

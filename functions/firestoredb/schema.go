@@ -11,6 +11,10 @@ const (
 	// rooms/{roomId}/participants/{uid}/sessions/{sessionId}: leases, the
 	// heartbeat target. Nobody listens here.
 	SessionsCollection = "sessions"
+	// rooms/{roomId}/typing/{uid}: typing signals, expiring by themselves.
+	TypingCollection = "typing"
+	// rooms/{roomId}/receipts/{uid}: read positions.
+	ReceiptsCollection = "receipts"
 	// roomPolicies/{roomId}: optional admission rules written by operators.
 	// Not under rooms/, so that a policy outlives teardowns of its room.
 	PoliciesCollection = "roomPolicies"
@@ -22,6 +26,8 @@ const (
 	// FieldRoomID is copied into sessions so that one collection-group query
 	// finds a room's live sessions.
 	FieldRoomID = "roomId"
+	// FieldExpiresAt is when a typing signal stops showing (server time).
+	FieldExpiresAt = "expiresAt"
 	// FieldState and FieldCleanupAfter find rooms due for teardown.
 	FieldState        = "state"
 	FieldCleanupAfter = "cleanupAfter"
@@ -32,4 +38,4 @@ const (
 // "participants" covers every room's roster and "sessions" every roster's
 // sessions: Firestore TTL does not delete subcollections with their parent,
 // so each level needs its own.
-var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection}
+var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection, ReceiptsCollection}

@@ -175,3 +175,30 @@ func jsonInt(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+func TestAPI_TypingAndReceipts(t *testing.T) {
+	f := MustOpenAPI(t)
+	ada := emulatortest.SignUp(t)
+	join := f.do(t, "POST", "/v1/rooms/chat/join", ada.IDToken, `{"sessionId":"tab"}`)
+	gen := jsonInt(int64(join.body["generation"].(float64)))
+
+	if r := f.do(t, "POST", "/v1/rooms/chat/typing", ada.IDToken, `{"sessionId":"tab","generation":`+gen+`,"typing":true}`); r.status != 204 || r.raw != "" {
+		t.Fatalf("typing: %d %q", r.status, r.raw)
+	}
+	if r := f.do(t, "POST", "/v1/rooms/chat/typing", ada.IDToken, `{"sessionId":"tab","generation":`+gen+`}`); r.status != 400 {
+		t.Fatalf("typing without a value: %d %s", r.status, r.raw)
+	}
+	if r := f.do(t, "POST", "/v1/rooms/chat/typing", ada.IDToken, `{"sessionId":"tab","generation":1,"typing":true}`); r.status != 409 || errCode(r) != "stale_generation" {
+		t.Fatalf("typing from a stale generation: %d %s", r.status, r.raw)
+	}
+	for _, step := range []struct{ send, want float64 }{{7, 7}, {4, 7}, {9, 9}} {
+		r := f.do(t, "POST", "/v1/rooms/chat/receipts", ada.IDToken, `{"lastReadSeq":`+jsonInt(int64(step.send))+`}`)
+		if r.status != 200 || r.body["lastReadSeq"] != step.want {
+			t.Fatalf("receipt %v: %d %s, want %v", step.send, r.status, r.raw, step.want)
+		}
+	}
+	bob := emulatortest.SignUp(t)
+	if r := f.do(t, "POST", "/v1/rooms/chat/receipts", bob.IDToken, `{"lastReadSeq":1}`); r.status != 403 {
+		t.Fatalf("receipt from a non-participant: %d %s", r.status, r.raw)
+	}
+}

@@ -40,6 +40,11 @@ func (b brokenPresence) Roster(context.Context, string, string) (presence.Roster
 	return presence.Roster{}, b.fail()
 }
 
+func (b brokenPresence) SetTyping(context.Context, presence.SessionRef, bool) error { return b.fail() }
+func (b brokenPresence) MarkRead(context.Context, string, string, int64) (int64, error) {
+	return 0, b.fail()
+}
+
 type staticTokens struct{}
 
 func (staticTokens) VerifyIDToken(_ context.Context, tok string) (string, error) {

@@ -63,6 +63,13 @@ func (acceptAll) Roster(_ context.Context, room, _ string) (presence.Roster, err
 	return presence.Roster{}, presence.ValidateRoomID(room)
 }
 
+func (acceptAll) SetTyping(_ context.Context, r presence.SessionRef, _ bool) error {
+	return r.Validate()
+}
+func (acceptAll) MarkRead(_ context.Context, room, _ string, seq int64) (int64, error) {
+	return seq, presence.ValidateRoomID(room)
+}
+
 type anyToken struct{}
 
 func (anyToken) VerifyIDToken(context.Context, string) (string, error) { return "uid-1", nil }

@@ -27,6 +27,10 @@ type Presence interface {
 	Leave(ctx context.Context, ref presence.SessionRef) (bool, error)
 	// Roster returns ENotFound or EForbidden (caller not a live participant).
 	Roster(ctx context.Context, roomID, callerID string) (presence.Roster, error)
+	// SetTyping returns EStaleGeneration unless ref's lease is current.
+	SetTyping(ctx context.Context, ref presence.SessionRef, typing bool) error
+	// MarkRead returns the stored maximum, or EForbidden for non-participants.
+	MarkRead(ctx context.Context, roomID, uid string, seq int64) (int64, error)
 }
 
 // TokenVerifier turns a Firebase ID token into a uid. It returns
@@ -79,6 +83,8 @@ var roomActions = map[string]route{
 	"join":      {http.MethodPost, (*Handler).join},
 	"heartbeat": {http.MethodPost, (*Handler).heartbeat},
 	"leave":     {http.MethodPost, (*Handler).leave},
+	"typing":    {http.MethodPost, (*Handler).typing},
+	"receipts":  {http.MethodPost, (*Handler).receipts},
 	"":          {http.MethodGet, (*Handler).room},
 }
 

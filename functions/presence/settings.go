@@ -11,6 +11,7 @@ type Settings struct {
 	Lease           time.Duration // how long a renewal holds
 	EmptyRoomGrace  time.Duration // from the last departure to teardown eligibility
 	MaxParticipants int           // roster entries per room
+	TypingExpiry    time.Duration // how long a typing signal shows without renewal
 
 	// RecordHorizon is how far ahead rooms and roster entries set their
 	// expireAt (the TTL backstop) whenever they are written. Ordinary
@@ -32,6 +33,7 @@ func DefaultSettings() Settings {
 		Lease:            15 * time.Second,
 		EmptyRoomGrace:   30 * time.Second,
 		MaxParticipants:  1000,
+		TypingExpiry:     7 * time.Second,
 		RecordHorizon:    30 * 24 * time.Hour,
 		SessionRetention: 24 * time.Hour,
 	}
@@ -48,6 +50,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("lease %v is longer than the maximum of 1h", s.Lease)
 	case s.EmptyRoomGrace < 0:
 		return fmt.Errorf("empty-room grace %v must not be negative", s.EmptyRoomGrace)
+	case s.TypingExpiry < time.Second || s.TypingExpiry > time.Minute:
+		return fmt.Errorf("typing expiry %v must be between 1s and 1m", s.TypingExpiry)
 	case s.MaxParticipants < 1:
 		return fmt.Errorf("max participants %d must be at least 1", s.MaxParticipants)
 	case s.RecordHorizon < 48*time.Hour:

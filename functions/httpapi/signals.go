@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+type typingRequest struct {
+	SessionID  string `json:"sessionId"`
+	Generation int64  `json:"generation"`
+	Typing     *bool  `json:"typing"`
+}
+
+func (h *Handler) typing(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+	var body typingRequest
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	if body.Typing == nil {
+		return errorf(presence.EInvalid, "typing (true or false) is required")
+	}
+	ref := presence.SessionRef{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID, Generation: body.Generation}
+	if err := ref.Validate(); err != nil {
+		return err
+	}
+	if err := h.presence.SetTyping(r.Context(), ref, *body.Typing); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type receiptRequest struct {
+	LastReadSeq *int64 `json:"lastReadSeq"`
+}
+
+func (h *Handler) receipts(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+	var body receiptRequest
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	if body.LastReadSeq == nil {
+		return errorf(presence.EInvalid, "lastReadSeq is required")
+	}
+	stored, err := h.presence.MarkRead(r.Context(), roomID, uid, *body.LastReadSeq)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]int64{"lastReadSeq": stored})
+	return nil
+}

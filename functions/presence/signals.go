@@ -1,0 +1,67 @@
+package presence
+
+import "time"
+
+// Typing is a best-effort signal at rooms/{roomId}/typing/{uid}. It expires
+// by itself at ExpiresAt (server time) and is never replayed: a client that
+// reconnects does not resend it, and the sweeper deletes it once expired.
+type Typing struct {
+	RoomID        string
+	ParticipantID string
+	DisplayName   string
+	ExpiresAt     time.Time
+	ExpireAt      time.Time // TTL backstop
+}
+
+// TypingPlan is what a typing request writes: the signal, or its removal.
+type TypingPlan struct {
+	Typing Typing
+	Delete bool
+}
+
+// PlanTyping decides a typing request at now. Only a session holding the
+// current generation and a live lease may signal, so a stale tab cannot make
+// a user look busy. Returns EStaleGeneration otherwise.
+func (s Settings) PlanTyping(now time.Time, stored *Session, entry *Participant, ref SessionRef, typing bool) (TypingPlan, error) {
+	if _, err := s.Renew(now, stored, ref); err != nil {
+		return TypingPlan{}, err
+	}
+	if !typing {
+		return TypingPlan{Delete: true}, nil
+	}
+	t := Typing{RoomID: ref.RoomID, ParticipantID: ref.ParticipantID, ExpiresAt: now.Add(s.TypingExpiry)}
+	if entry != nil {
+		t.DisplayName = entry.DisplayName
+	}
+	t.ExpireAt = t.ExpiresAt.Add(time.Hour)
+	return TypingPlan{Typing: t}, nil
+}
+
+// Receipt is a participant's read position at rooms/{roomId}/receipts/{uid}.
+// It only moves forward.
+type Receipt struct {
+	RoomID        string
+	ParticipantID string
+	LastReadSeq   int64
+	UpdatedAt     time.Time
+	ExpireAt      time.Time
+}
+
+// PlanReceipt decides a read receipt at now and reports whether it changes
+// anything. Retried and reordered receipts are harmless: the stored position
+// is the maximum of all received, and a receipt at or below it writes
+// nothing. Returns EForbidden unless the caller is on the roster, EInvalid
+// for a negative or inexact position.
+func (s Settings) PlanReceipt(now time.Time, entry *Participant, stored *Receipt, roomID, uid string, seq int64) (Receipt, bool, error) {
+	if seq < 0 || seq > MaxGeneration {
+		return Receipt{}, false, Errorf(EInvalid, "lastReadSeq must be an integer between 0 and 2^53-1")
+	}
+	if entry == nil {
+		return Receipt{}, false, Errorf(EForbidden, "only participants of the room may post read receipts")
+	}
+	if stored != nil && stored.LastReadSeq >= seq {
+		return *stored, false, nil
+	}
+	return Receipt{RoomID: roomID, ParticipantID: uid, LastReadSeq: seq, UpdatedAt: now,
+		ExpireAt: now.Add(s.RecordHorizon)}, true, nil
+}
