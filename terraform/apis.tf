@@ -1,0 +1,29 @@
+locals {
+  # Every API the deployment touches, and only those. eventarc is absent on
+  # purpose: both functions are HTTP functions, and Eventarc is only needed
+  # for event-triggered ones.
+  services = [
+    "artifactregistry.googleapis.com", # Cloud Build stores the function images here
+    "cloudbuild.googleapis.com",       # builds the Go source with the buildpack
+    "cloudfunctions.googleapis.com",
+    "cloudscheduler.googleapis.com", # triggers Sweep once a minute
+    "firebaserules.googleapis.com",  # Firestore security rules
+    "firestore.googleapis.com",
+    "iam.googleapis.com", # the service accounts below
+    "logging.googleapis.com",
+    "monitoring.googleapis.com",
+    "run.googleapis.com", # 2nd gen functions are Cloud Run services
+    "storage.googleapis.com",
+  ]
+}
+
+resource "google_project_service" "enabled" {
+  for_each = toset(local.services)
+
+  project = var.project_id
+  service = each.key
+
+  # Other workloads in the project may use the same APIs; destroying this
+  # stack must not switch them off underneath them.
+  disable_on_destroy = false
+}

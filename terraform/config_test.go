@@ -1,0 +1,427 @@
+package terraform
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+)
+
+// These tests keep three descriptions of the Firestore layout in step: the
+// application's constants (functions/firestoredb), the emulator's
+// firestore/firestore.indexes.json, and this Terraform configuration. They
+// read the .tf files with the HCL parser, so they need neither Terraform nor
+// a provider; scripts/check-terraform covers what only Terraform can check.
+
+func TestTerraform_TTLPolicies(t *testing.T) {
+	cfg := mustLoadConfig(t)
+
+	t.Run("CollectionGroupsMatchSchema", func(t *testing.T) {
+		var groups []string
+		cfg.mustDecodeLocal(t, "ttl_collection_groups", &groups)
+		if !sameSet(groups, firestoredb.TTLCollectionGroups) {
+			t.Errorf("local.ttl_collection_groups = %q, want the groups of firestoredb.TTLCollectionGroups %q", groups, firestoredb.TTLCollectionGroups)
+		}
+	})
+
+	t.Run("FieldMatchesSchema", func(t *testing.T) {
+		var field string
+		cfg.mustDecodeLocal(t, "ttl_field", &field)
+		if field != firestoredb.FieldExpireAt {
+			t.Errorf("local.ttl_field = %q, want firestoredb.FieldExpireAt %q", field, firestoredb.FieldExpireAt)
+		}
+	})
+
+	// The locals only matter if the resource is built from them, with a TTL
+	// policy and with indexing off.
+	t.Run("ResourceBuiltFromLocals", func(t *testing.T) {
+		r := cfg.mustResource(t, "google_firestore_field", "ttl")
+		assertReferences(t, r, "for_each", "local.ttl_collection_groups")
+		assertReferences(t, r, "field", "local.ttl_field")
+		assertReferences(t, r, "collection", "each.key")
+		if len(r.blocks("ttl_config")) != 1 {
+			t.Errorf("google_firestore_field.ttl: want one ttl_config block, got %d", len(r.blocks("ttl_config")))
+		}
+		ic := r.blocks("index_config")
+		if len(ic) != 1 {
+			t.Fatalf("google_firestore_field.ttl: want one index_config block, got %d", len(ic))
+		}
+		if len(ic[0].Body.Attributes) != 0 || len(ic[0].Body.Blocks) != 0 {
+			t.Errorf("google_firestore_field.ttl: index_config must be empty (indexing off), at %s", ic[0].DefRange())
+		}
+	})
+}
+
+func TestTerraform_Indexes(t *testing.T) {
+	cfg := mustLoadConfig(t)
+	want := mustLoadIndexesJSON(t)
+
+	t.Run("CompositeIndexesMatchJSON", func(t *testing.T) {
+		var got []struct {
+			Collection string `json:"collection"`
+			QueryScope string `json:"query_scope"`
+			Fields     []struct {
+				FieldPath   string `json:"field_path"`
+				Order       string `json:"order"`
+				ArrayConfig string `json:"array_config"`
+			} `json:"fields"`
+		}
+		cfg.mustDecodeLocal(t, "composite_indexes", &got)
+
+		var gotKeys, wantKeys []string
+		for _, idx := range got {
+			var fields []string
+			for _, f := range idx.Fields {
+				fields = append(fields, indexFieldKey(f.FieldPath, f.Order, f.ArrayConfig))
+			}
+			gotKeys = append(gotKeys, compositeKey(idx.Collection, idx.QueryScope, fields))
+		}
+		for _, idx := range want.Indexes {
+			var fields []string
+			for _, f := range idx.Fields {
+				fields = append(fields, indexFieldKey(f.FieldPath, f.Order, f.ArrayConfig))
+			}
+			wantKeys = append(wantKeys, compositeKey(idx.CollectionGroup, idx.QueryScope, fields))
+		}
+		assertSameKeys(t, "composite indexes", gotKeys, wantKeys)
+	})
+
+	// In the JSON, TTL policies are field overrides like any other; in
+	// Terraform they come from the TTL locals. Both sides are reduced to the
+	// same form and compared as a whole.
+	t.Run("FieldOverridesMatchJSON", func(t *testing.T) {
+		var groups []string
+		var ttlField string
+		cfg.mustDecodeLocal(t, "ttl_collection_groups", &groups)
+		cfg.mustDecodeLocal(t, "ttl_field", &ttlField)
+		var overrides []struct {
+			Collection string `json:"collection"`
+			Field      string `json:"field"`
+			Indexes    []struct {
+				Order       string `json:"order"`
+				ArrayConfig string `json:"array_config"`
+				QueryScope  string `json:"query_scope"`
+			} `json:"indexes"`
+		}
+		cfg.mustDecodeLocal(t, "field_index_overrides", &overrides)
+
+		var gotKeys, wantKeys []string
+		for _, g := range groups {
+			gotKeys = append(gotKeys, overrideKey(g, ttlField, true, nil))
+		}
+		for _, o := range overrides {
+			var idx []string
+			for _, i := range o.Indexes {
+				idx = append(idx, indexFieldKey(i.QueryScope, i.Order, i.ArrayConfig))
+			}
+			gotKeys = append(gotKeys, overrideKey(o.Collection, o.Field, false, idx))
+		}
+		for _, o := range want.FieldOverrides {
+			var idx []string
+			for _, i := range o.Indexes {
+				// Firestore's default query scope for a field index is COLLECTION.
+				scope := i.QueryScope
+				if scope == "" {
+					scope = "COLLECTION"
+				}
+				idx = append(idx, indexFieldKey(scope, i.Order, i.ArrayConfig))
+			}
+			wantKeys = append(wantKeys, overrideKey(o.CollectionGroup, o.FieldPath, o.TTL, idx))
+		}
+		assertSameKeys(t, "field overrides", gotKeys, wantKeys)
+	})
+
+	t.Run("ResourcesBuiltFromLocals", func(t *testing.T) {
+		assertReferences(t, cfg.mustResource(t, "google_firestore_index", "composite"), "for_each", "local.composite_indexes")
+		assertReferences(t, cfg.mustResource(t, "google_firestore_field", "index_override"), "for_each", "local.field_index_overrides")
+	})
+
+	// Every Firestore index or field resource must come from the locals
+	// checked above; one written out by hand would escape this test.
+	t.Run("NoOtherIndexResources", func(t *testing.T) {
+		allowed := []string{
+			"google_firestore_field.ttl",
+			"google_firestore_field.index_override",
+			"google_firestore_index.composite",
+		}
+		for _, r := range cfg.resources {
+			if r.typ != "google_firestore_field" && r.typ != "google_firestore_index" {
+				continue
+			}
+			if !slices.Contains(allowed, r.address()) {
+				t.Errorf("%s (%s) is not built from the locals this test compares with firestore.indexes.json; add it to a local list instead", r.address(), r.block.DefRange())
+			}
+		}
+	})
+}
+
+// The sweeper may be invoked by the scheduler's service account and nobody
+// else: every IAM resource that mentions the Sweep function is listed here.
+func TestTerraform_SweepInvokedOnlyByScheduler(t *testing.T) {
+	cfg := mustLoadConfig(t)
+
+	var grants []*resource
+	for _, r := range cfg.resources {
+		if !strings.Contains(r.typ, "_iam_") {
+			continue
+		}
+		for _, attr := range r.block.Body.Attributes {
+			if referencesPrefix(attr.Expr, "google_cloudfunctions2_function.sweep") {
+				grants = append(grants, r)
+				break
+			}
+		}
+	}
+	if len(grants) != 1 {
+		var names []string
+		for _, g := range grants {
+			names = append(names, g.address())
+		}
+		t.Fatalf("want exactly one IAM grant on the Sweep function, got %d: %v", len(grants), names)
+	}
+	g := grants[0]
+	if !strings.HasSuffix(g.typ, "_iam_member") {
+		t.Errorf("%s: want an _iam_member (additive, one member), got %s", g.address(), g.typ)
+	}
+	assertReferences(t, g, "member", "google_service_account.scheduler.member")
+	var role string
+	mustLiteral(t, g, "role", &role)
+	if role != "roles/run.invoker" {
+		t.Errorf("%s: role = %q, want roles/run.invoker", g.address(), role)
+	}
+}
+
+// --- Loading the configuration ---------------------------------------------
+
+type config struct {
+	locals    map[string]*hclsyntax.Attribute
+	resources []*resource
+}
+
+type resource struct {
+	typ, name string
+	block     *hclsyntax.Block
+}
+
+func (r *resource) address() string { return r.typ + "." + r.name }
+
+func (r *resource) blocks(typ string) []*hclsyntax.Block {
+	var out []*hclsyntax.Block
+	for _, b := range r.block.Body.Blocks {
+		if b.Type == typ {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// mustLoadConfig parses every .tf file in this directory (the root module;
+// subdirectories such as testdata are not part of it, as for Terraform).
+func mustLoadConfig(tb testing.TB) *config {
+	tb.Helper()
+	paths, err := filepath.Glob("*.tf")
+	if err != nil || len(paths) == 0 {
+		tb.Fatalf("no .tf files found (err %v)", err)
+	}
+	parser := hclparse.NewParser()
+	cfg := &config{locals: map[string]*hclsyntax.Attribute{}}
+	for _, p := range paths {
+		f, diags := parser.ParseHCLFile(p)
+		if diags.HasErrors() {
+			tb.Fatalf("parsing %s: %s", p, diags.Error())
+		}
+		for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+			switch b.Type {
+			case "locals":
+				for name, attr := range b.Body.Attributes {
+					if prev, dup := cfg.locals[name]; dup {
+						tb.Fatalf("local.%s defined twice: %s and %s", name, prev.SrcRange, attr.SrcRange)
+					}
+					cfg.locals[name] = attr
+				}
+			case "resource":
+				cfg.resources = append(cfg.resources, &resource{typ: b.Labels[0], name: b.Labels[1], block: b})
+			}
+		}
+	}
+	return cfg
+}
+
+func (c *config) mustResource(tb testing.TB, typ, name string) *resource {
+	tb.Helper()
+	for _, r := range c.resources {
+		if r.typ == typ && r.name == name {
+			return r
+		}
+	}
+	tb.Fatalf("resource %s.%s not found", typ, name)
+	return nil
+}
+
+// mustDecodeLocal evaluates a local that must be a literal (no references,
+// no function calls) and decodes it into v through its JSON form.
+func (c *config) mustDecodeLocal(tb testing.TB, name string, v any) {
+	tb.Helper()
+	attr, ok := c.locals[name]
+	if !ok {
+		tb.Fatalf("local.%s not found", name)
+	}
+	mustDecodeLiteral(tb, attr, "local."+name, v)
+}
+
+func mustLiteral(tb testing.TB, r *resource, attrName string, v any) {
+	tb.Helper()
+	attr, ok := r.block.Body.Attributes[attrName]
+	if !ok {
+		tb.Fatalf("%s has no attribute %s", r.address(), attrName)
+	}
+	mustDecodeLiteral(tb, attr, r.address()+"."+attrName, v)
+}
+
+func mustDecodeLiteral(tb testing.TB, attr *hclsyntax.Attribute, what string, v any) {
+	tb.Helper()
+	val, diags := attr.Expr.Value(nil)
+	if diags.HasErrors() {
+		tb.Fatalf("%s must be a literal so that it can be checked here: %s", what, diags.Error())
+	}
+	buf, err := ctyjson.Marshal(val, val.Type())
+	if err != nil {
+		tb.Fatalf("%s: %v", what, err)
+	}
+	if err := json.Unmarshal(buf, v); err != nil {
+		tb.Fatalf("%s has an unexpected shape: %v (value %s)", what, err, buf)
+	}
+}
+
+// assertReferences checks that attribute attrName of r refers to ref
+// (for example "local.ttl_field"), directly or inside an expression.
+func assertReferences(tb testing.TB, r *resource, attrName, ref string) {
+	tb.Helper()
+	attr, ok := r.block.Body.Attributes[attrName]
+	if !ok {
+		tb.Errorf("%s has no attribute %s", r.address(), attrName)
+		return
+	}
+	for _, tr := range attr.Expr.Variables() {
+		if traversalString(tr) == ref {
+			return
+		}
+	}
+	tb.Errorf("%s.%s (%s) does not refer to %s", r.address(), attrName, attr.SrcRange, ref)
+}
+
+func referencesPrefix(expr hclsyntax.Expression, prefix string) bool {
+	for _, tr := range expr.Variables() {
+		s := traversalString(tr)
+		if s == prefix || strings.HasPrefix(s, prefix+".") || strings.HasPrefix(s, prefix+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// traversalString renders the attribute steps of a traversal, e.g.
+// "google_service_account.scheduler.member"; index steps become "[]".
+func traversalString(tr hcl.Traversal) string {
+	var b strings.Builder
+	for _, step := range tr {
+		switch s := step.(type) {
+		case hcl.TraverseRoot:
+			b.WriteString(s.Name)
+		case hcl.TraverseAttr:
+			b.WriteString("." + s.Name)
+		default:
+			b.WriteString("[]")
+		}
+	}
+	return b.String()
+}
+
+// --- firestore.indexes.json ------------------------------------------------
+
+type indexesJSON struct {
+	Indexes []struct {
+		CollectionGroup string `json:"collectionGroup"`
+		QueryScope      string `json:"queryScope"`
+		Fields          []struct {
+			FieldPath   string `json:"fieldPath"`
+			Order       string `json:"order"`
+			ArrayConfig string `json:"arrayConfig"`
+		} `json:"fields"`
+	} `json:"indexes"`
+	FieldOverrides []struct {
+		CollectionGroup string `json:"collectionGroup"`
+		FieldPath       string `json:"fieldPath"`
+		TTL             bool   `json:"ttl"`
+		Indexes         []struct {
+			Order       string `json:"order"`
+			ArrayConfig string `json:"arrayConfig"`
+			QueryScope  string `json:"queryScope"`
+		} `json:"indexes"`
+	} `json:"fieldOverrides"`
+}
+
+func mustLoadIndexesJSON(tb testing.TB) *indexesJSON {
+	tb.Helper()
+	buf, err := os.ReadFile(filepath.Join("..", "firestore", "firestore.indexes.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(buf)))
+	// An unknown key would be silently ignored and could hide a difference.
+	dec.DisallowUnknownFields()
+	var v indexesJSON
+	if err := dec.Decode(&v); err != nil {
+		tb.Fatalf("firestore.indexes.json: %v", err)
+	}
+	return &v
+}
+
+// --- Comparable forms -------------------------------------------------------
+
+func indexFieldKey(name, order, arrayConfig string) string {
+	if arrayConfig != "" {
+		return name + " array:" + arrayConfig
+	}
+	return name + " " + order
+}
+
+func compositeKey(collection, scope string, fields []string) string {
+	// Field order matters in a composite index, so it is kept.
+	return fmt.Sprintf("%s (%s): %s", collection, scope, strings.Join(fields, ", "))
+}
+
+func overrideKey(collection, field string, ttl bool, indexes []string) string {
+	// The indexes of one field are a set.
+	slices.Sort(indexes)
+	return fmt.Sprintf("%s.%s ttl=%t indexes=[%s]", collection, field, ttl, strings.Join(indexes, "; "))
+}
+
+func assertSameKeys(tb testing.TB, what string, got, want []string) {
+	tb.Helper()
+	got, want = slices.Clone(got), slices.Clone(want)
+	slices.Sort(got)
+	slices.Sort(want)
+	if slices.Equal(got, want) {
+		return
+	}
+	tb.Errorf("%s differ between Terraform and firestore/firestore.indexes.json\nTerraform:\n  %s\nJSON:\n  %s",
+		what, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b) && len(slices.Compact(a)) == len(a)
+}

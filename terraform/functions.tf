@@ -1,0 +1,287 @@
+# The two Cloud Run functions (2nd gen) and the identities they run as.
+#
+# Presence serves the client API; Sweep is the one authority for lease expiry
+# and room teardown and is called only by Cloud Scheduler (scheduler.tf).
+# Both are built from the same source archive: the root package registers
+# both entry points, and each function selects one.
+
+locals {
+  presence_name = "roomlease-presence"
+  sweep_name    = "roomlease-sweep"
+
+  # Settings both functions read. They share one configuration so that the
+  # API and the sweeper can never disagree about the lease length or the
+  # grace period; functions/config validates all of it at start-up.
+  common_env = {
+    ROOMLEASE_PROJECT_ID         = var.project_id
+    ROOMLEASE_DATABASE           = local.database_id
+    ROOMLEASE_HEARTBEAT_INTERVAL = var.heartbeat_interval
+    ROOMLEASE_LEASE              = var.lease
+    ROOMLEASE_EMPTY_ROOM_GRACE   = var.empty_room_grace
+    ROOMLEASE_MAX_PARTICIPANTS   = tostring(var.max_participants)
+    ROOMLEASE_RECORD_HORIZON     = var.record_horizon
+    ROOMLEASE_SESSION_RETENTION  = var.session_retention
+    ROOMLEASE_ALLOWED_ORIGINS    = var.allowed_origins
+    ROOMLEASE_CLEANUP_MODE       = var.cleanup_mode
+    ROOMLEASE_LOG_LEVEL          = var.log_level
+  }
+
+  sweep_env = merge(local.common_env, {
+    ROOMLEASE_SWEEP_BUDGET = var.sweep_budget
+    ROOMLEASE_LOG_LEVEL    = var.sweep_log_level
+  })
+
+  # Go duration strings converted to seconds, for the preconditions below.
+  # The variables' validations guarantee the format, so every string has at
+  # least one number-unit pair. Units are tried longest first ("ms" before
+  # "m"), which RE2's leftmost-first alternation honours.
+  duration_unit_seconds = { ns = 1e-9, us = 1e-6, "µs" = 1e-6, ms = 1e-3, s = 1, m = 60, h = 3600 }
+  duration_seconds = {
+    for name, d in {
+      heartbeat_interval = var.heartbeat_interval
+      lease              = var.lease
+      empty_room_grace   = var.empty_room_grace
+      record_horizon     = var.record_horizon
+      session_retention  = var.session_retention
+      sweep_budget       = var.sweep_budget
+    } :
+    name => sum([
+      for part in regexall("([0-9]+(?:\\.[0-9]+)?)(ns|us|µs|ms|s|m|h)", d) :
+      tonumber(part[0]) * local.duration_unit_seconds[part[1]]
+    ])
+  }
+}
+
+# --- Identities -----------------------------------------------------------
+#
+# One service account per role, each granted only what it uses, so that a
+# compromised or buggy API instance cannot do what only the sweeper should.
+# Neither runtime account needs roles/logging.logWriter: a Cloud Run function's
+# stdout and stderr are collected by the platform, not written with the
+# function's own credentials.
+
+resource "google_service_account" "presence" {
+  project      = var.project_id
+  account_id   = "roomlease-presence"
+  display_name = "roomlease Presence function"
+  description  = "Runs the client API: reads and writes presence documents in Firestore."
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_service_account" "sweep" {
+  project      = var.project_id
+  account_id   = "roomlease-sweep"
+  display_name = "roomlease Sweep function"
+  description  = "Runs the sweeper: expires leases and tears down empty rooms in Firestore."
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_service_account" "build" {
+  project      = var.project_id
+  account_id   = "roomlease-build"
+  display_name = "roomlease function builds"
+  description  = "Cloud Build identity that turns the source archive into the functions' images."
+
+  depends_on = [google_project_service.enabled]
+}
+
+# roles/datastore.user is the narrowest predefined role that can run
+# Firestore transactions (read, write, delete documents). Firestore IAM is
+# granted on the project. Presence needs nothing else: it verifies Firebase ID
+# tokens against Google's public signing keys, which needs no IAM permission
+# (only checking for revoked tokens would need roles/firebaseauth.viewer).
+resource "google_project_iam_member" "presence_firestore" {
+  project = var.project_id
+  role    = "roles/datastore.user"
+  member  = google_service_account.presence.member
+}
+
+# The sweeper reads and writes the same documents as Presence, plus its
+# status document roomlease/sweepStatus and the runtime switch
+# roomlease/config; all of that is covered by roles/datastore.user.
+resource "google_project_iam_member" "sweep_firestore" {
+  project = var.project_id
+  role    = "roles/datastore.user"
+  member  = google_service_account.sweep.member
+}
+
+# A dedicated build account instead of the project's default: in projects
+# created since 2024 the default build identity is the Compute Engine default
+# account, which organisations commonly strip of all roles (so builds fail)
+# or leave as Editor (far too much). These three roles are what a function
+# build uses: write build logs, push the image, read the uploaded source.
+resource "google_project_iam_member" "build" {
+  for_each = toset([
+    "roles/logging.logWriter",
+    "roles/artifactregistry.writer",
+    "roles/storage.objectViewer",
+  ])
+
+  project = var.project_id
+  role    = each.key
+  member  = google_service_account.build.member
+}
+
+# --- Functions ------------------------------------------------------------
+
+resource "google_cloudfunctions2_function" "presence" {
+  project     = var.project_id
+  location    = var.region
+  name        = local.presence_name
+  description = "roomlease client API: join, heartbeat, leave, roster, typing, receipts."
+  labels      = { app = "roomlease" }
+
+  build_config {
+    runtime         = var.go_runtime
+    entry_point     = "Presence"
+    service_account = google_service_account.build.id
+
+    source {
+      storage_source {
+        bucket = google_storage_bucket.source.name
+        object = google_storage_bucket_object.source.name
+      }
+    }
+  }
+
+  service_config {
+    service_account_email = google_service_account.presence.email
+
+    # Clients call from browsers and apps anywhere; authentication happens in
+    # the function (Firebase ID tokens), not at the ingress.
+    ingress_settings               = "ALLOW_ALL"
+    all_traffic_on_latest_revision = true
+
+    # Heartbeats are small and I/O-bound, so one instance serves many at
+    # once. Concurrency above 1 needs at least one whole vCPU.
+    available_cpu                    = "1"
+    available_memory                 = "512Mi"
+    max_instance_request_concurrency = var.presence_concurrency
+    min_instance_count               = var.presence_min_instances
+    max_instance_count               = var.presence_max_instances
+    timeout_seconds                  = 30
+
+    environment_variables = local.common_env
+  }
+
+  # The rules of presence.Settings.Validate, checked at plan time. They sit
+  # on Presence, but the settings are shared: Sweep reads the same values.
+  lifecycle {
+    precondition {
+      condition     = local.duration_seconds.heartbeat_interval >= 0.5
+      error_message = "heartbeat_interval (${var.heartbeat_interval}) must be at least 500ms."
+    }
+    precondition {
+      # One lost or late heartbeat must not end a lease.
+      condition     = local.duration_seconds.lease >= 2 * local.duration_seconds.heartbeat_interval
+      error_message = "lease (${var.lease}) must be at least twice heartbeat_interval (${var.heartbeat_interval}), so that one lost heartbeat does not end a lease."
+    }
+    precondition {
+      condition     = local.duration_seconds.lease <= 3600
+      error_message = "lease (${var.lease}) must be at most 1h."
+    }
+    precondition {
+      # Heartbeats refresh expireAt only within its last day.
+      condition     = local.duration_seconds.record_horizon >= 48 * 3600
+      error_message = "record_horizon (${var.record_horizon}) must be at least 48h."
+    }
+    precondition {
+      condition     = local.duration_seconds.session_retention >= 3600
+      error_message = "session_retention (${var.session_retention}) must be at least 1h."
+    }
+  }
+
+  depends_on = [
+    google_project_service.enabled,
+    google_project_iam_member.build,
+    google_project_iam_member.presence_firestore,
+  ]
+}
+
+resource "google_cloudfunctions2_function" "sweep" {
+  project     = var.project_id
+  location    = var.region
+  name        = local.sweep_name
+  description = "roomlease sweeper: lease expiry and room teardown, run by Cloud Scheduler."
+  labels      = { app = "roomlease" }
+
+  build_config {
+    runtime         = var.go_runtime
+    entry_point     = "Sweep"
+    service_account = google_service_account.build.id
+
+    source {
+      storage_source {
+        bucket = google_storage_bucket.source.name
+        object = google_storage_bucket_object.source.name
+      }
+    }
+  }
+
+  service_config {
+    service_account_email = google_service_account.sweep.email
+
+    # Requests from Cloud Scheduler in the same project count as internal
+    # traffic for Cloud Run, so nothing outside the project can even reach
+    # the sweeper; IAM (below) then admits only the scheduler's account.
+    ingress_settings               = "ALLOW_INTERNAL_ONLY"
+    all_traffic_on_latest_revision = true
+
+    available_memory = "256Mi"
+
+    # One run per request: a run sweeps repeatedly for sweep_budget and must
+    # not share its instance with another run.
+    max_instance_request_concurrency = 1
+
+    # Runs do not normally overlap (the budget is shorter than the one-minute
+    # schedule). A second instance lets an overrunning run coexist with the
+    # next one instead of failing that tick; two sweepers at once are safe,
+    # because every teardown step is a compare-and-set on generations.
+    max_instance_count = var.sweep_max_instances
+    timeout_seconds    = var.sweep_timeout_seconds
+
+    environment_variables = local.sweep_env
+  }
+
+  lifecycle {
+    precondition {
+      # The sweeper stops starting passes when its budget is spent; the
+      # margin lets the last pass and the report finish before the platform
+      # kills the request.
+      condition     = local.duration_seconds.sweep_budget > 0 && local.duration_seconds.sweep_budget + 10 <= var.sweep_timeout_seconds
+      error_message = "sweep_budget (${var.sweep_budget}) must be positive and at least 10 seconds shorter than sweep_timeout_seconds (${var.sweep_timeout_seconds})."
+    }
+  }
+
+  depends_on = [
+    google_project_service.enabled,
+    google_project_iam_member.build,
+    google_project_iam_member.sweep_firestore,
+  ]
+}
+
+# --- Invokers -------------------------------------------------------------
+#
+# A 2nd gen function is invoked through its Cloud Run service, so invocation
+# is roles/run.invoker on that service (which has the function's name).
+
+# Anyone may reach the API; every request except /healthz must carry a valid
+# Firebase ID token, which the function checks.
+resource "google_cloud_run_service_iam_member" "presence_public" {
+  project  = var.project_id
+  location = var.region
+  service  = google_cloudfunctions2_function.presence.name
+  role     = "roles/run.invoker"
+  member   = "allUsers"
+}
+
+# Only the scheduler may run the sweeper.
+resource "google_cloud_run_service_iam_member" "sweep_scheduler" {
+  project  = var.project_id
+  location = var.region
+  service  = google_cloudfunctions2_function.sweep.name
+  role     = "roles/run.invoker"
+  member   = google_service_account.scheduler.member
+}

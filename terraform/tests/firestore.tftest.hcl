@@ -1,0 +1,141 @@
+# Firestore: TTL policies, indexes, rules and the database choice.
+# The Go test in ../config_test.go checks the same lists against the
+# application's constants and firestore.indexes.json; these runs check that
+# the resources are built from them correctly.
+
+mock_provider "google" {}
+
+variables {
+  project_id     = "roomlease-test"
+  source_archive = "tests/fixtures/empty-source.zip"
+}
+
+run "ttl_policy_on_every_collection_group" {
+  assert {
+    condition     = toset(keys(google_firestore_field.ttl)) == toset(["rooms", "participants", "sessions", "typing", "receipts"])
+    error_message = "Expected exactly one TTL field per collection group rooms, participants, sessions, typing, receipts; got ${jsonencode(keys(google_firestore_field.ttl))}."
+  }
+
+  assert {
+    condition     = alltrue([for f in google_firestore_field.ttl : f.field == "expireAt" && length(f.ttl_config) == 1])
+    error_message = "Every TTL field must be expireAt and carry a ttl_config."
+  }
+
+  assert {
+    # An empty index_config is what turns single-field indexing off.
+    condition     = alltrue([for f in google_firestore_field.ttl : length(f.index_config) == 1 && length(f.index_config[0].indexes) == 0])
+    error_message = "TTL fields must have indexing turned off (one empty index_config)."
+  }
+
+  assert {
+    condition     = alltrue([for k, f in google_firestore_field.ttl : f.collection == k])
+    error_message = "TTL fields must be keyed by their collection group."
+  }
+}
+
+run "indexes_match_firestore_indexes_json" {
+  assert {
+    condition     = length(google_firestore_index.composite) == 2
+    error_message = "Expected 2 composite indexes, got ${length(google_firestore_index.composite)}."
+  }
+
+  assert {
+    condition = (
+      google_firestore_index.composite["sessions:roomId,leaseExpiresAt"].query_scope == "COLLECTION_GROUP" &&
+      [for f in google_firestore_index.composite["sessions:roomId,leaseExpiresAt"].fields : "${f.field_path} ${f.order}"] == ["roomId ASCENDING", "leaseExpiresAt ASCENDING"]
+    )
+    error_message = "The sessions index must be collection-group scoped on roomId, leaseExpiresAt (both ascending)."
+  }
+
+  assert {
+    condition = (
+      google_firestore_index.composite["rooms:state,cleanupAfter"].query_scope == "COLLECTION" &&
+      [for f in google_firestore_index.composite["rooms:state,cleanupAfter"].fields : "${f.field_path} ${f.order}"] == ["state ASCENDING", "cleanupAfter ASCENDING"]
+    )
+    error_message = "The rooms index must be collection scoped on state, cleanupAfter (both ascending)."
+  }
+
+  assert {
+    condition     = toset(keys(google_firestore_field.index_override)) == toset(["sessions.leaseExpiresAt", "typing.expiresAt"])
+    error_message = "The non-TTL field overrides must be exactly sessions.leaseExpiresAt and typing.expiresAt; got ${jsonencode(keys(google_firestore_field.index_override))}."
+  }
+
+  assert {
+    # Both deadlines are queried across all rooms, so each needs a
+    # collection-group scoped index besides the default collection one.
+    condition = alltrue([
+      for o in google_firestore_field.index_override :
+      toset([for i in o.index_config[0].indexes : "${i.order} ${i.query_scope}"]) == toset(["ASCENDING COLLECTION", "ASCENDING COLLECTION_GROUP"])
+    ])
+    error_message = "Each overridden field must be indexed ascending at collection and collection-group scope."
+  }
+}
+
+run "existing_default_database" {
+  assert {
+    condition     = length(google_firestore_database.this) == 0
+    error_message = "No database may be created unless create_database is set."
+  }
+
+  assert {
+    condition = alltrue(concat(
+      [for f in google_firestore_field.ttl : f.database == "(default)"],
+      [for i in google_firestore_index.composite : i.database == "(default)"],
+    ))
+    error_message = "TTL policies and indexes must apply to the (default) database."
+  }
+
+  assert {
+    condition     = google_firebaserules_release.firestore.name == "cloud.firestore"
+    error_message = "The default database's rules release must be named cloud.firestore, got ${google_firebaserules_release.firestore.name}."
+  }
+
+  assert {
+    condition     = google_firebaserules_ruleset.firestore.source[0].files[0].content == file("../firestore/firestore.rules")
+    error_message = "The ruleset must be firestore/firestore.rules, verbatim."
+  }
+
+  assert {
+    condition     = google_firebaserules_release.firestore.ruleset_name == "projects/roomlease-test/rulesets/${google_firebaserules_ruleset.firestore.name}"
+    error_message = "The release must point at the ruleset built here."
+  }
+}
+
+run "named_database_created" {
+  variables {
+    create_database = true
+    database_id     = "presence"
+  }
+
+  assert {
+    condition     = length(google_firestore_database.this) == 1 && google_firestore_database.this[0].name == "presence"
+    error_message = "create_database must create the database database_id."
+  }
+
+  assert {
+    condition     = google_firestore_database.this[0].type == "FIRESTORE_NATIVE" && google_firestore_database.this[0].location_id == "nam5"
+    error_message = "The database must be a Native mode database in firestore_location."
+  }
+
+  assert {
+    condition = alltrue(concat(
+      [for f in google_firestore_field.ttl : f.database == "presence"],
+      [for f in google_firestore_field.index_override : f.database == "presence"],
+      [for i in google_firestore_index.composite : i.database == "presence"],
+    ))
+    error_message = "TTL policies and indexes must apply to the named database."
+  }
+
+  assert {
+    condition     = google_firebaserules_release.firestore.name == "cloud.firestore/presence"
+    error_message = "A named database's rules release must be cloud.firestore/<database>, got ${google_firebaserules_release.firestore.name}."
+  }
+
+  assert {
+    condition = (
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_DATABASE"] == "presence" &&
+      google_cloudfunctions2_function.sweep.service_config[0].environment_variables["ROOMLEASE_DATABASE"] == "presence"
+    )
+    error_message = "Both functions must be told to use the named database."
+  }
+}

@@ -1,0 +1,250 @@
+# The functions, their identities and invokers, the scheduler and alerting.
+
+mock_provider "google" {}
+
+variables {
+  project_id     = "roomlease-test"
+  source_archive = "tests/fixtures/empty-source.zip"
+}
+
+# Computed attributes of a mock are random strings; pinning the service
+# accounts' identities lets the runs below tell the accounts apart.
+override_resource {
+  target = google_service_account.presence
+  values = {
+    email  = "roomlease-presence@roomlease-test.iam.gserviceaccount.com"
+    member = "serviceAccount:roomlease-presence@roomlease-test.iam.gserviceaccount.com"
+  }
+}
+
+override_resource {
+  target = google_service_account.sweep
+  values = {
+    email  = "roomlease-sweep@roomlease-test.iam.gserviceaccount.com"
+    member = "serviceAccount:roomlease-sweep@roomlease-test.iam.gserviceaccount.com"
+  }
+}
+
+override_resource {
+  target = google_service_account.scheduler
+  values = {
+    email  = "roomlease-scheduler@roomlease-test.iam.gserviceaccount.com"
+    member = "serviceAccount:roomlease-scheduler@roomlease-test.iam.gserviceaccount.com"
+  }
+}
+
+override_resource {
+  target = google_cloudfunctions2_function.sweep
+  values = {
+    url            = "https://us-central1-roomlease-test.cloudfunctions.net/roomlease-sweep"
+    service_config = { uri = "https://roomlease-sweep-abc123-uc.a.run.app" }
+  }
+}
+
+run "environment_from_variables" {
+  assert {
+    condition = google_cloudfunctions2_function.presence.service_config[0].environment_variables == tomap({
+      ROOMLEASE_PROJECT_ID         = "roomlease-test"
+      ROOMLEASE_DATABASE           = "(default)"
+      ROOMLEASE_HEARTBEAT_INTERVAL = "5s"
+      ROOMLEASE_LEASE              = "15s"
+      ROOMLEASE_EMPTY_ROOM_GRACE   = "30s"
+      ROOMLEASE_MAX_PARTICIPANTS   = "1000"
+      ROOMLEASE_RECORD_HORIZON     = "720h"
+      ROOMLEASE_SESSION_RETENTION  = "24h"
+      ROOMLEASE_ALLOWED_ORIGINS    = "*"
+      ROOMLEASE_CLEANUP_MODE       = "observe"
+      ROOMLEASE_LOG_LEVEL          = "info"
+    })
+    error_message = "Presence environment: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"
+  }
+
+  assert {
+    # Sweep sees the same settings as Presence, plus its budget, and logs
+    # its per-room lines (debug) for the observe-mode review.
+    condition = google_cloudfunctions2_function.sweep.service_config[0].environment_variables == tomap(merge(
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables,
+      { ROOMLEASE_SWEEP_BUDGET = "55s", ROOMLEASE_LOG_LEVEL = "debug" },
+    ))
+    error_message = "Sweep environment must be Presence's plus ROOMLEASE_SWEEP_BUDGET and a debug log level: ${jsonencode(google_cloudfunctions2_function.sweep.service_config[0].environment_variables)}"
+  }
+}
+
+run "first_deployment_observes" {
+  assert {
+    condition     = output.cleanup_mode == "observe"
+    error_message = "A deployment with default variables must not delete rooms (cleanup_mode observe)."
+  }
+}
+
+run "settings_reach_both_functions" {
+  variables {
+    heartbeat_interval = "2s"
+    lease              = "6s"
+    cleanup_mode       = "enforce"
+    allowed_origins    = "https://app.example.com,https://admin.example.com"
+    max_participants   = 50
+  }
+
+  assert {
+    condition = alltrue([
+      for f in [google_cloudfunctions2_function.presence, google_cloudfunctions2_function.sweep] :
+      f.service_config[0].environment_variables["ROOMLEASE_HEARTBEAT_INTERVAL"] == "2s" &&
+      f.service_config[0].environment_variables["ROOMLEASE_LEASE"] == "6s" &&
+      f.service_config[0].environment_variables["ROOMLEASE_CLEANUP_MODE"] == "enforce" &&
+      f.service_config[0].environment_variables["ROOMLEASE_MAX_PARTICIPANTS"] == "50" &&
+      f.service_config[0].environment_variables["ROOMLEASE_ALLOWED_ORIGINS"] == "https://app.example.com,https://admin.example.com"
+    ])
+    error_message = "Variables must reach both functions' environment."
+  }
+}
+
+run "build_from_uploaded_archive" {
+  assert {
+    condition     = google_storage_bucket_object.source.name == "roomlease-source-${filemd5("tests/fixtures/empty-source.zip")}.zip"
+    error_message = "The source object's name must carry the archive's MD5, so that a new archive redeploys: got ${google_storage_bucket_object.source.name}."
+  }
+
+  assert {
+    condition = alltrue([
+      for f in [google_cloudfunctions2_function.presence, google_cloudfunctions2_function.sweep] :
+      f.build_config[0].runtime == "go126" &&
+      f.build_config[0].source[0].storage_source[0].object == google_storage_bucket_object.source.name &&
+      f.build_config[0].source[0].storage_source[0].bucket == google_storage_bucket.source.name &&
+      f.build_config[0].service_account == google_service_account.build.id
+    ])
+    error_message = "Both functions must be built with go126 from the uploaded archive by the build account."
+  }
+
+  assert {
+    condition = (
+      google_cloudfunctions2_function.presence.build_config[0].entry_point == "Presence" &&
+      google_cloudfunctions2_function.sweep.build_config[0].entry_point == "Sweep"
+    )
+    error_message = "Entry points must be Presence and Sweep."
+  }
+}
+
+run "least_privilege_identities" {
+  assert {
+    condition = (
+      google_cloudfunctions2_function.presence.service_config[0].service_account_email == "roomlease-presence@roomlease-test.iam.gserviceaccount.com" &&
+      google_cloudfunctions2_function.sweep.service_config[0].service_account_email == "roomlease-sweep@roomlease-test.iam.gserviceaccount.com"
+    )
+    error_message = "Each function must run as its own service account."
+  }
+
+  assert {
+    condition = (
+      google_project_iam_member.presence_firestore.role == "roles/datastore.user" &&
+      google_project_iam_member.presence_firestore.member == google_service_account.presence.member &&
+      google_project_iam_member.sweep_firestore.role == "roles/datastore.user" &&
+      google_project_iam_member.sweep_firestore.member == google_service_account.sweep.member
+    )
+    error_message = "Both runtime accounts need roles/datastore.user, and nothing here grants them more."
+  }
+}
+
+run "presence_is_public_sweep_is_not" {
+  assert {
+    condition = (
+      google_cloud_run_service_iam_member.presence_public.service == "roomlease-presence" &&
+      google_cloud_run_service_iam_member.presence_public.member == "allUsers" &&
+      google_cloud_run_service_iam_member.presence_public.role == "roles/run.invoker" &&
+      google_cloudfunctions2_function.presence.service_config[0].ingress_settings == "ALLOW_ALL"
+    )
+    error_message = "Presence must be invokable by anyone: authentication is in the app."
+  }
+
+  assert {
+    condition = (
+      [for m in [google_cloud_run_service_iam_member.presence_public, google_cloud_run_service_iam_member.sweep_scheduler] : m.member if m.service == "roomlease-sweep"]
+      == ["serviceAccount:roomlease-scheduler@roomlease-test.iam.gserviceaccount.com"]
+    )
+    error_message = "Sweep's only invoker must be the scheduler's service account."
+  }
+
+  assert {
+    condition     = google_cloudfunctions2_function.sweep.service_config[0].ingress_settings == "ALLOW_INTERNAL_ONLY"
+    error_message = "Sweep must not be reachable from outside the project."
+  }
+}
+
+run "scheduler_runs_sweep_every_minute" {
+  assert {
+    condition     = google_cloud_scheduler_job.sweep.schedule == "* * * * *"
+    error_message = "The sweeper must be scheduled every minute, got ${google_cloud_scheduler_job.sweep.schedule}."
+  }
+
+  assert {
+    condition = (
+      google_cloud_scheduler_job.sweep.http_target[0].uri == "https://roomlease-sweep-abc123-uc.a.run.app" &&
+      google_cloud_scheduler_job.sweep.http_target[0].oidc_token[0].service_account_email == "roomlease-scheduler@roomlease-test.iam.gserviceaccount.com" &&
+      google_cloud_scheduler_job.sweep.http_target[0].oidc_token[0].audience == "https://roomlease-sweep-abc123-uc.a.run.app"
+    )
+    error_message = "The job must call Sweep's URL with an OIDC token of the scheduler's account."
+  }
+
+  assert {
+    # attempt_deadline >= budget; the Sweep precondition keeps budget + 10s <= timeout.
+    condition = (
+      google_cloud_scheduler_job.sweep.attempt_deadline == "70s" &&
+      google_cloudfunctions2_function.sweep.service_config[0].timeout_seconds == 70 &&
+      google_cloudfunctions2_function.sweep.service_config[0].max_instance_count <= 5
+    )
+    error_message = "Scheduler must wait as long as a run may take (70s), and Sweep must scale to a few instances at most."
+  }
+}
+
+run "alerts_on_sweeper_metrics" {
+  variables {
+    notification_channels = ["projects/roomlease-test/notificationChannels/123"]
+  }
+
+  assert {
+    condition     = toset(keys(google_logging_metric.sweep)) == toset(["cleanup_lag", "oldest_eligible_room_age", "generation_conflicts", "lease_check_failures"])
+    error_message = "Expected distribution metrics for cleanup lag, oldest eligible room age, generation conflicts and lease-check failures."
+  }
+
+  assert {
+    condition = alltrue([
+      for m in concat(values(google_logging_metric.sweep), [google_logging_metric.sweep_runs]) :
+      strcontains(m.filter, "jsonPayload.message=\"sweep run\"") && strcontains(m.filter, "resource.labels.service_name=\"roomlease-sweep\"")
+    ])
+    error_message = "Every sweeper metric must read the sweeper's report line."
+  }
+
+  assert {
+    condition     = google_logging_metric.sweep["cleanup_lag"].value_extractor == "EXTRACT(jsonPayload.cleanupLagMaxSeconds)"
+    error_message = "The cleanup-lag metric must extract cleanupLagMaxSeconds."
+  }
+
+  assert {
+    condition = alltrue([
+      for p in [
+        google_monitoring_alert_policy.cleanup_lag,
+        google_monitoring_alert_policy.oldest_eligible_room,
+        google_monitoring_alert_policy.lease_check_failures,
+        google_monitoring_alert_policy.generation_conflicts,
+        google_monitoring_alert_policy.sweeper_silent,
+      ] : p.notification_channels == tolist(["projects/roomlease-test/notificationChannels/123"])
+    ])
+    error_message = "Every alert must notify the configured channels."
+  }
+
+  assert {
+    condition     = google_monitoring_alert_policy.cleanup_lag.conditions[0].condition_threshold[0].threshold_value == 30
+    error_message = "The cleanup-lag alert must use cleanup_lag_target_seconds."
+  }
+}
+
+run "outputs" {
+  assert {
+    condition = (
+      output.api_url == google_cloudfunctions2_function.presence.url &&
+      output.sweep_url == "https://roomlease-sweep-abc123-uc.a.run.app" &&
+      output.service_accounts.scheduler == "roomlease-scheduler@roomlease-test.iam.gserviceaccount.com"
+    )
+    error_message = "Outputs must expose the function URLs and the service accounts."
+  }
+}

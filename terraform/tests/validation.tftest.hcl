@@ -1,0 +1,113 @@
+# Bad inputs fail at plan time, with the same rules the functions apply at
+# start-up, instead of deploying a function that cannot start.
+
+mock_provider "google" {}
+
+variables {
+  project_id     = "roomlease-test"
+  source_archive = "tests/fixtures/empty-source.zip"
+}
+
+run "defaults_plan" {
+  command = plan
+}
+
+run "rejects_project_name" {
+  command = plan
+  variables { project_id = "My Project" }
+  expect_failures = [var.project_id]
+}
+
+run "rejects_zone_as_region" {
+  command = plan
+  variables { region = "us-central1-a" }
+  expect_failures = [var.region]
+}
+
+run "rejects_bad_database_id" {
+  command = plan
+  variables { database_id = "Default" }
+  expect_failures = [var.database_id]
+}
+
+run "rejects_missing_archive" {
+  command = plan
+  variables { source_archive = "tests/fixtures/no-such-archive.zip" }
+  expect_failures = [var.source_archive]
+}
+
+run "rejects_unknown_cleanup_mode" {
+  command = plan
+  variables { cleanup_mode = "dry-run" }
+  expect_failures = [var.cleanup_mode]
+}
+
+run "rejects_non_go_duration" {
+  command = plan
+  variables { lease = "15 seconds" }
+  expect_failures = [var.lease]
+}
+
+run "rejects_negative_duration" {
+  command = plan
+  variables { empty_room_grace = "-30s" }
+  expect_failures = [var.empty_room_grace]
+}
+
+run "rejects_fractional_participants" {
+  command = plan
+  variables { max_participants = 10.5 }
+  expect_failures = [var.max_participants]
+}
+
+run "rejects_origin_with_path" {
+  command = plan
+  variables { allowed_origins = "https://app.example.com/index.html" }
+  expect_failures = [var.allowed_origins]
+}
+
+run "rejects_short_notification_channel" {
+  command = plan
+  variables { notification_channels = ["123"] }
+  expect_failures = [var.notification_channels]
+}
+
+run "accepts_compound_durations" {
+  command = plan
+  variables {
+    heartbeat_interval = "1500ms"
+    lease              = "1m30s"
+    record_horizon     = "1000h"
+    sweep_budget       = "50.5s"
+  }
+}
+
+run "rejects_lease_shorter_than_two_heartbeats" {
+  command = plan
+  variables {
+    heartbeat_interval = "10s"
+    lease              = "15s"
+  }
+  expect_failures = [google_cloudfunctions2_function.presence]
+}
+
+run "rejects_heartbeat_below_500ms" {
+  command = plan
+  variables { heartbeat_interval = "400ms" }
+  expect_failures = [google_cloudfunctions2_function.presence]
+}
+
+run "rejects_short_record_horizon" {
+  command = plan
+  variables { record_horizon = "24h" }
+  expect_failures = [google_cloudfunctions2_function.presence]
+}
+
+run "rejects_sweep_budget_near_timeout" {
+  command = plan
+  variables {
+    sweep_budget          = "65s"
+    sweep_timeout_seconds = 70
+  }
+  expect_failures = [google_cloudfunctions2_function.sweep]
+}

@@ -1,0 +1,324 @@
+# Inputs. Only project_id and source_archive have no default; scripts/deploy
+# supplies both. The presence settings mirror functions/presence.Settings and
+# are checked here with the same rules the functions apply at start-up
+# (format in the validations below, relations between settings in the
+# preconditions in functions.tf), so a bad value fails `terraform plan`
+# instead of crash-looping a deployed function.
+#
+# Durations are Go duration strings ("5s", "1m30s", "720h"), because that is
+# what the functions parse.
+
+# --- Where ----------------------------------------------------------------
+
+variable "project_id" {
+  description = "Google Cloud project to deploy into. It must have Firebase enabled (see docs/operations.md)."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]{4,28}[a-z0-9]$", var.project_id))
+    error_message = "project_id must be a project ID (6-30 lowercase letters, digits and hyphens, starting with a letter), not a project name or number."
+  }
+}
+
+variable "region" {
+  description = "Region of the functions, the scheduler job and the source bucket. Keep it close to the Firestore database's location."
+  type        = string
+  default     = "us-central1"
+
+  validation {
+    condition     = can(regex("^[a-z]+-[a-z]+[0-9]+$", var.region))
+    error_message = "region must be a Google Cloud region such as \"us-central1\" or \"europe-west1\", not a zone."
+  }
+}
+
+# --- Firestore ------------------------------------------------------------
+
+variable "create_database" {
+  description = "Create the Firestore database database_id. Leave false to use an existing one, such as the \"(default)\" database that creating a Firebase project sets up."
+  type        = bool
+  default     = false
+}
+
+variable "database_id" {
+  description = "Firestore database the functions use, and that the TTL policies, indexes and rules apply to."
+  type        = string
+  default     = "(default)"
+
+  validation {
+    condition     = var.database_id == "(default)" || can(regex("^[a-z][a-z0-9-]{2,61}[a-z0-9]$", var.database_id))
+    error_message = "database_id must be \"(default)\" or 4-63 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen."
+  }
+}
+
+variable "firestore_location" {
+  description = "Location of the Firestore database; used only when create_database is true. A multi-region (nam5, eur3) or a region; it cannot be changed later."
+  type        = string
+  default     = "nam5"
+
+  validation {
+    condition     = can(regex("^[a-z0-9-]+$", var.firestore_location))
+    error_message = "firestore_location must be a Firestore location ID such as \"nam5\", \"eur3\" or \"us-central1\"."
+  }
+}
+
+# --- Build ----------------------------------------------------------------
+
+variable "source_archive" {
+  description = "Path of the zip that scripts/deploy builds: the root package, functions/, go.mod and go.sum."
+  type        = string
+
+  validation {
+    condition     = endswith(var.source_archive, ".zip") && fileexists(var.source_archive)
+    error_message = "source_archive must name an existing .zip file; scripts/deploy builds it."
+  }
+}
+
+variable "go_runtime" {
+  description = "Cloud Run functions runtime. It must match the go directive in go.mod."
+  type        = string
+  default     = "go126"
+
+  validation {
+    condition     = can(regex("^go1[0-9]{2}$", var.go_runtime))
+    error_message = "go_runtime must be a Go runtime ID such as \"go126\"."
+  }
+}
+
+# --- Presence settings (both functions) ------------------------------------
+
+variable "heartbeat_interval" {
+  description = "ROOMLEASE_HEARTBEAT_INTERVAL: how often clients are told to heartbeat. At least 500ms, and at most half of lease."
+  type        = string
+  default     = "5s"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.heartbeat_interval))
+    error_message = "heartbeat_interval must be a positive Go duration such as \"5s\"."
+  }
+}
+
+variable "lease" {
+  description = "ROOMLEASE_LEASE: how long one heartbeat keeps a session alive. At least twice heartbeat_interval, at most 1h."
+  type        = string
+  default     = "15s"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.lease))
+    error_message = "lease must be a positive Go duration such as \"15s\"."
+  }
+}
+
+variable "empty_room_grace" {
+  description = "ROOMLEASE_EMPTY_ROOM_GRACE: how long an empty room waits for someone to come back before it may be torn down."
+  type        = string
+  default     = "30s"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.empty_room_grace))
+    error_message = "empty_room_grace must be a Go duration such as \"30s\" (\"0s\" for none)."
+  }
+}
+
+variable "max_participants" {
+  description = "ROOMLEASE_MAX_PARTICIPANTS: roster entries per room; joins beyond it are refused."
+  type        = number
+  default     = 1000
+
+  validation {
+    condition     = var.max_participants >= 1 && floor(var.max_participants) == var.max_participants
+    error_message = "max_participants must be a whole number of at least 1."
+  }
+}
+
+variable "record_horizon" {
+  description = "ROOMLEASE_RECORD_HORIZON: how far ahead rooms and roster entries set expireAt, the TTL backstop. At least 48h, because heartbeats refresh it only in its last day."
+  type        = string
+  default     = "720h"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.record_horizon))
+    error_message = "record_horizon must be a Go duration such as \"720h\"."
+  }
+}
+
+variable "session_retention" {
+  description = "ROOMLEASE_SESSION_RETENTION: how long an ended session document may remain before TTL removes it. At least 1h."
+  type        = string
+  default     = "24h"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.session_retention))
+    error_message = "session_retention must be a Go duration such as \"24h\"."
+  }
+}
+
+variable "allowed_origins" {
+  description = "ROOMLEASE_ALLOWED_ORIGINS: browser origins allowed by CORS, comma-separated (\"https://app.example.com,https://admin.example.com\"), or \"*\" for any. Requests are authenticated by ID token either way."
+  type        = string
+  default     = "*"
+
+  validation {
+    condition     = var.allowed_origins == "*" || alltrue([for o in split(",", var.allowed_origins) : can(regex("^https?://[^/\\s,]+$", trimspace(o)))])
+    error_message = "allowed_origins must be \"*\" or a comma-separated list of origins like \"https://app.example.com\" (scheme and host, no path)."
+  }
+}
+
+variable "cleanup_mode" {
+  description = <<-EOT
+    ROOMLEASE_CLEANUP_MODE: what the sweeper does with rooms it may tear down.
+    "enforce" deletes them, "observe" only records them, "off" does neither
+    (lease bookkeeping and reporting continue in every mode). The document
+    roomlease/config in Firestore (field cleanupMode) overrides this at run
+    time. The default here is "observe", unlike the functions' own default,
+    so that a first deployment deletes nothing until an operator has compared
+    its candidates with real reconnects (docs/operations.md); set "enforce"
+    once that is done.
+  EOT
+  type        = string
+  default     = "observe"
+
+  validation {
+    condition     = contains(["enforce", "observe", "off"], var.cleanup_mode)
+    error_message = "cleanup_mode must be one of \"enforce\", \"observe\", \"off\"."
+  }
+}
+
+variable "log_level" {
+  description = "ROOMLEASE_LOG_LEVEL of the Presence function: debug, info, warning or error."
+  type        = string
+  default     = "info"
+
+  validation {
+    condition     = contains(["debug", "info", "warning", "warn", "error"], var.log_level)
+    error_message = "log_level must be one of debug, info, warning, error."
+  }
+}
+
+variable "sweep_log_level" {
+  description = "ROOMLEASE_LOG_LEVEL of the Sweep function. The sweeper logs each room it would tear down (or does) at debug level; those lines are what the observe-mode review in docs/operations.md compares with reconnects, hence the default. Lower it to info once enforcing if their volume matters."
+  type        = string
+  default     = "debug"
+
+  validation {
+    condition     = contains(["debug", "info", "warning", "warn", "error"], var.sweep_log_level)
+    error_message = "sweep_log_level must be one of debug, info, warning, error."
+  }
+}
+
+# --- Scaling --------------------------------------------------------------
+
+variable "presence_min_instances" {
+  description = "Instances of the Presence function kept warm. 0 saves money; 1 removes cold starts from the first join after a quiet spell."
+  type        = number
+  default     = 0
+
+  validation {
+    condition     = var.presence_min_instances >= 0 && floor(var.presence_min_instances) == var.presence_min_instances
+    error_message = "presence_min_instances must be a whole number, 0 or more."
+  }
+}
+
+variable "presence_max_instances" {
+  description = "Upper bound on Presence instances: a cost ceiling, and a cap on Firestore load from a traffic spike."
+  type        = number
+  default     = 20
+
+  validation {
+    condition     = var.presence_max_instances >= 1 && var.presence_max_instances <= 1000 && floor(var.presence_max_instances) == var.presence_max_instances
+    error_message = "presence_max_instances must be a whole number from 1 to 1000."
+  }
+}
+
+variable "presence_concurrency" {
+  description = "Requests one Presence instance serves at once."
+  type        = number
+  default     = 80
+
+  validation {
+    condition     = var.presence_concurrency >= 1 && var.presence_concurrency <= 1000 && floor(var.presence_concurrency) == var.presence_concurrency
+    error_message = "presence_concurrency must be a whole number from 1 to 1000."
+  }
+}
+
+# --- Sweeper --------------------------------------------------------------
+
+variable "sweep_budget" {
+  description = "ROOMLEASE_SWEEP_BUDGET: how long one scheduled Sweep run keeps sweeping before it reports and returns. Just under the one-minute schedule, and at least 10s below sweep_timeout_seconds."
+  type        = string
+  default     = "55s"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.sweep_budget))
+    error_message = "sweep_budget must be a positive Go duration such as \"55s\"."
+  }
+}
+
+variable "sweep_timeout_seconds" {
+  description = "Request timeout of the Sweep function, and how long Cloud Scheduler waits for a run."
+  type        = number
+  default     = 70
+
+  validation {
+    # 15s is the shortest attempt deadline Cloud Scheduler accepts; beyond
+    # 10 minutes a run would overlap many scheduled ticks.
+    condition     = var.sweep_timeout_seconds >= 15 && var.sweep_timeout_seconds <= 600 && floor(var.sweep_timeout_seconds) == var.sweep_timeout_seconds
+    error_message = "sweep_timeout_seconds must be a whole number from 15 to 600."
+  }
+}
+
+variable "sweep_max_instances" {
+  description = "Upper bound on concurrent Sweep runs. Small on purpose: one run at a time is normal, two are harmless."
+  type        = number
+  default     = 2
+
+  validation {
+    condition     = var.sweep_max_instances >= 1 && var.sweep_max_instances <= 5 && floor(var.sweep_max_instances) == var.sweep_max_instances
+    error_message = "sweep_max_instances must be a whole number from 1 to 5."
+  }
+}
+
+# --- Alerting -------------------------------------------------------------
+
+variable "cleanup_lag_target_seconds" {
+  description = "Cleanup-lag objective: how long after its grace ends an empty room may wait to be deleted. The cleanup-lag alert fires when the 95th percentile of the sweeper's per-run maximum exceeds it for 15 minutes."
+  type        = number
+  default     = 30
+
+  validation {
+    condition     = var.cleanup_lag_target_seconds > 0
+    error_message = "cleanup_lag_target_seconds must be positive."
+  }
+}
+
+variable "oldest_eligible_room_age_limit_seconds" {
+  description = "Alert when, in enforce mode, a room has been eligible for teardown for longer than this: teardown is stuck for that room."
+  type        = number
+  default     = 300
+
+  validation {
+    condition     = var.oldest_eligible_room_age_limit_seconds >= 60
+    error_message = "oldest_eligible_room_age_limit_seconds must be at least 60: the sweeper reports once a minute."
+  }
+}
+
+variable "generation_conflict_spike_threshold" {
+  description = "Alert when one sweep run meets more generation conflicts than this (teardowns that lost to a concurrent join or sweep)."
+  type        = number
+  default     = 20
+
+  validation {
+    condition     = var.generation_conflict_spike_threshold >= 1
+    error_message = "generation_conflict_spike_threshold must be at least 1."
+  }
+}
+
+variable "notification_channels" {
+  description = "Cloud Monitoring notification channels the alerts notify, as full IDs (projects/PROJECT/notificationChannels/ID). Empty: alerts open incidents but notify no one."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for c in var.notification_channels : can(regex("^projects/[^/]+/notificationChannels/[^/]+$", c))])
+    error_message = "notification_channels must be full IDs of the form projects/PROJECT/notificationChannels/ID."
+  }
+}
