@@ -22,6 +22,7 @@ import (
 
 func init() {
 	functions.HTTP("Presence", Presence)
+	functions.HTTP("Sweep", Sweep)
 }
 
 var (
@@ -50,8 +51,23 @@ func instance() (*app.App, error) {
 	return wired, wireErr
 }
 
-// Presence serves the client API: join, heartbeat, leave, room read, health.
+// Presence serves the client API: join, heartbeat, leave, room read,
+// typing, receipts and health.
 func Presence(w http.ResponseWriter, r *http.Request) {
+	if a := instanceOrFail(w); a != nil {
+		a.API.ServeHTTP(w, r)
+	}
+}
+
+// Sweep runs the sweeper for one budget (about a minute); Cloud Scheduler
+// calls it every minute, so consecutive runs overlap a little.
+func Sweep(w http.ResponseWriter, r *http.Request) {
+	if a := instanceOrFail(w); a != nil {
+		a.SweepHandler.ServeHTTP(w, r)
+	}
+}
+
+func instanceOrFail(w http.ResponseWriter) *app.App {
 	a, err := instance()
 	if err != nil {
 		log.Error("roomlease is not configured", "error", err.Error())
@@ -59,7 +75,7 @@ func Presence(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{
 			"code": "internal", "message": "the service is misconfigured; see its logs"}})
-		return
+		return nil
 	}
-	a.API.ServeHTTP(w, r)
+	return a
 }

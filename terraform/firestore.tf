@@ -10,7 +10,7 @@ locals {
   # document's subcollections, so every level that can be orphaned needs its
   # own policy. Adding a collection group is one line here, one in
   # firestoredb.TTLCollectionGroups and one in the indexes JSON.
-  ttl_collection_groups = ["rooms", "participants", "sessions", "typing", "receipts"]
+  ttl_collection_groups = ["rooms", "participants", "sessions", "typing", "receipts", "roomClosings"]
 
   # firestoredb.FieldExpireAt.
   ttl_field = "expireAt"
@@ -34,6 +34,15 @@ locals {
       fields = [
         { field_path = "state", order = "ASCENDING" },
         { field_path = "cleanupAfter", order = "ASCENDING" },
+      ]
+    },
+    {
+      # The sweeper's repair query: rooms marked active with an empty roster.
+      collection  = "rooms"
+      query_scope = "COLLECTION"
+      fields = [
+        { field_path = "state", order = "ASCENDING" },
+        { field_path = "participantCount", order = "ASCENDING" },
       ]
     },
   ]

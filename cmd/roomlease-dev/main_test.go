@@ -83,8 +83,8 @@ func buildDevServer(tb testing.TB) string {
 }
 
 // StartDevServer runs the dev server on a free port with the emulators'
-// settings plus extra environment, and returns its base URL.
-func StartDevServer(tb testing.TB, extraEnv []string) string {
+// settings plus extra environment and flags, and returns its base URL.
+func StartDevServer(tb testing.TB, extraEnv []string, flags ...string) string {
 	tb.Helper()
 	bin := buildDevServer(tb)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -93,7 +93,7 @@ func StartDevServer(tb testing.TB, extraEnv []string) string {
 	}
 	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
 	l.Close()
-	cmd := exec.Command(bin, "-host", "127.0.0.1", "-port", port)
+	cmd := exec.Command(bin, append([]string{"-host", "127.0.0.1", "-port", port}, flags...)...)
 	cmd.Env = append(append(os.Environ(), "ROOMLEASE_PROJECT_ID="+emulatortest.AuthProjectID()), extraEnv...)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs

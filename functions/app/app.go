@@ -17,6 +17,7 @@ import (
 	"github.com/roomlease/roomlease/functions/config"
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/httpapi"
+	"github.com/roomlease/roomlease/functions/sweep"
 )
 
 // App is a wired roomlease instance.
@@ -24,7 +25,11 @@ type App struct {
 	Config config.Config
 	Store  *firestoredb.Store
 	API    http.Handler
-	client *firestore.Client
+	// Sweeper is the expiry and teardown authority; SweepHandler serves it
+	// to Cloud Scheduler.
+	Sweeper      *sweep.Sweeper
+	SweepHandler http.Handler
+	client       *firestore.Client
 }
 
 // New connects to Firestore and Firebase Auth as cfg says. With
@@ -45,7 +50,13 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		Presence: store, Tokens: verifier, Settings: cfg.Presence,
 		AllowedOrigins: cfg.AllowedOrigins, Logger: log,
 	})
-	return &App{Config: cfg, Store: store, API: api, client: client}, nil
+	sweeper, err := sweep.New(store, cfg.Sweep, time.Now, sweep.SleepContext, log)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	return &App{Config: cfg, Store: store, API: api, Sweeper: sweeper, SweepHandler: sweep.Handler(sweeper, log),
+		client: client}, nil
 }
 
 // Close releases the Firestore connection.

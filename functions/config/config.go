@@ -12,6 +12,7 @@ import (
 
 	"github.com/roomlease/roomlease/functions/logging"
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/sweep"
 )
 
 // Config is everything the functions need to start.
@@ -21,6 +22,7 @@ type Config struct {
 	Presence       presence.Settings
 	AllowedOrigins []string // CORS origins for browser clients; "*" allows any
 	LogLevel       slog.Level
+	Sweep          sweep.Config
 }
 
 // Variable names, documented in the README's settings table.
@@ -36,12 +38,19 @@ const (
 	EnvAllowedOrigins   = "ROOMLEASE_ALLOWED_ORIGINS"
 	EnvLogLevel         = "ROOMLEASE_LOG_LEVEL"
 	EnvTypingExpiry     = "ROOMLEASE_TYPING_EXPIRY"
+	EnvClosingRetention = "ROOMLEASE_CLOSING_RETENTION"
+	EnvArchiveReceipts  = "ROOMLEASE_ARCHIVE_RECEIPTS"
+	EnvCleanupMode      = "ROOMLEASE_CLEANUP_MODE"
+	EnvSweepBudget      = "ROOMLEASE_SWEEP_BUDGET"
+	EnvSweepInterval    = "ROOMLEASE_SWEEP_INTERVAL"
+	EnvSweepBatch       = "ROOMLEASE_SWEEP_BATCH"
 )
 
 // FromEnv reads the settings through getenv (os.Getenv in production) and
 // returns every problem found, not just the first.
 func FromEnv(getenv func(string) string) (Config, error) {
-	c := Config{Presence: presence.DefaultSettings(), DatabaseID: "(default)", AllowedOrigins: []string{"*"}}
+	c := Config{Presence: presence.DefaultSettings(), DatabaseID: "(default)", AllowedOrigins: []string{"*"},
+		Sweep: sweep.Config{DefaultMode: sweep.Enforce}}
 	var errs []error
 
 	c.ProjectID = firstSet(getenv, EnvProjectID, "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
@@ -69,6 +78,30 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	duration(EnvRecordHorizon, &c.Presence.RecordHorizon)
 	duration(EnvSessionRetention, &c.Presence.SessionRetention)
 	duration(EnvTypingExpiry, &c.Presence.TypingExpiry)
+	duration(EnvClosingRetention, &c.Presence.ClosingRetention)
+	duration(EnvSweepBudget, &c.Sweep.RunBudget)
+	duration(EnvSweepInterval, &c.Sweep.MaxWait)
+	if v := getenv(EnvArchiveReceipts); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q is not true or false", EnvArchiveReceipts, v))
+		}
+		c.Presence.ArchiveReceipts = b
+	}
+	if v := getenv(EnvCleanupMode); v != "" {
+		m, err := sweep.ParseMode(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", EnvCleanupMode, err))
+		}
+		c.Sweep.DefaultMode = m
+	}
+	if v := getenv(EnvSweepBatch); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", EnvSweepBatch, v))
+		}
+		c.Sweep.BatchSize = n
+	}
 	if v := getenv(EnvMaxParticipants); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -93,6 +126,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if len(errs) == 0 {
 		if err := c.Presence.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("invalid presence settings: %w", err))
+		}
+		if err := c.Sweep.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("invalid sweep settings: %w", err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -39,13 +39,23 @@ func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Ti
 		if err != nil {
 			return err
 		}
-		// Update, not Set: only the two lease fields change, and the update
-		// fails rather than recreating the document if it vanished.
-		err = tx.Update(sessionRef, []firestore.Update{
+		updates := []firestore.Update{
 			{Path: FieldLeaseExpiresAt, Value: renewed.LeaseExpiresAt},
 			{Path: FieldExpireAt, Value: renewed.ExpireAt},
-		})
-		if err != nil {
+		}
+		// Once a day at most: keep the room's and roster entry's TTL
+		// backstop ahead of a long-lived room (see presence/ttl.go). The
+		// reads come before any write, as transactions require.
+		if s.settings.RefreshDue(now, renewed) {
+			more, err := s.refreshExpiry(tx, now, ref, &renewed)
+			if err != nil {
+				return err
+			}
+			updates = append(updates, more...)
+		}
+		// Update, not Set: only the lease fields change, and the update
+		// fails rather than recreating the document if it vanished.
+		if err := tx.Update(sessionRef, updates); err != nil {
 			return err
 		}
 		s.ops.write(1)
@@ -53,4 +63,37 @@ func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Ti
 		return nil
 	}, firestore.MaxAttempts(maxAttempts))
 	return deadline, storeError("heartbeat", err)
+}
+
+// refreshExpiry pushes the room's and roster entry's expireAt forward when
+// they are within a day of running out, inside the heartbeat's transaction,
+// and returns the session fields that record the new values. Another session
+// may have refreshed them already; then they are only read.
+func (s *Store) refreshExpiry(tx *firestore.Transaction, now time.Time, ref presence.SessionRef, sess *presence.Session) ([]firestore.Update, error) {
+	refs := []*firestore.DocumentRef{s.room(ref.RoomID), s.participant(ref.RoomID, ref.ParticipantID)}
+	snaps, err := s.getAll(tx, refs...)
+	if err != nil {
+		return nil, err
+	}
+	copies := []*time.Time{&sess.RoomExpireAt, &sess.EntryExpireAt}
+	for i, snap := range snaps {
+		if !snap.Exists() {
+			// Nothing to keep alive; stop checking until the horizon.
+			*copies[i] = now.Add(s.settings.RecordHorizon)
+			continue
+		}
+		current, _ := snap.Data()[FieldExpireAt].(time.Time)
+		next, write := s.settings.Refreshed(now, current)
+		if write {
+			if err := tx.Update(refs[i], []firestore.Update{{Path: FieldExpireAt, Value: next}}); err != nil {
+				return nil, err
+			}
+			s.ops.write(1)
+		}
+		*copies[i] = next
+	}
+	return []firestore.Update{
+		{Path: "roomExpireAt", Value: sess.RoomExpireAt},
+		{Path: "entryExpireAt", Value: sess.EntryExpireAt},
+	}, nil
 }

@@ -2,6 +2,7 @@ package firestoredb_test
 
 import (
 	"reflect"
+	"sort"
 	"testing"
 	"time"
 
@@ -72,4 +73,70 @@ func TestHeartbeat(t *testing.T) {
 		_, err := f.store.Heartbeat(f.ctx, ref("hb2", "alice", "tab", 0))
 		wantCode(t, err, presence.EInvalid)
 	})
+}
+
+// The TTL backstop of a long-lived room: ordinary heartbeats never write the
+// room or roster entry, but once they come within a day of their expireAt,
+// one heartbeat pushes it a horizon ahead, in its own transaction; a second
+// session of the room then finds it fresh and writes only itself.
+func TestHeartbeat_RefreshesRoomAndEntryExpiryOncePerDay(t *testing.T) {
+	f := MustOpenStore(t)
+	settings := presence.DefaultSettings()
+	settings.RecordHorizon = 48 * time.Hour
+	settings.Heartbeat, settings.Lease = 30*time.Minute, time.Hour
+	store := firestoredb.New(f.client, settings, f.clock.Now)
+	join := func(session string) presence.Session {
+		res, err := store.Join(f.ctx, presence.JoinRequest{RoomID: "long", ParticipantID: "alice", SessionID: session})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Session
+	}
+	tab1, tab2 := join("tab-1"), join("tab-2")
+	beat := func(s presence.Session) []string {
+		t.Helper()
+		before := emulatortest.Snapshot(t, f.client)
+		if _, err := store.Heartbeat(f.ctx, ref("long", "alice", s.ID, s.Generation)); err != nil {
+			t.Fatal(err)
+		}
+		changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client))
+		sort.Strings(changed)
+		return changed
+	}
+	expireAt := func(path string) time.Time {
+		snap, err := f.client.Doc(path).Get(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Data()["expireAt"].(time.Time)
+	}
+	joinedAt := f.clock.Now()
+
+	// 23.5 hours of heartbeats: each writes its session only.
+	for i := 0; i < 47; i++ {
+		f.clock.Advance(30 * time.Minute)
+		for _, s := range []presence.Session{tab1, tab2} {
+			if changed := beat(s); len(changed) != 1 {
+				t.Fatalf("heartbeat at +%v wrote %v", f.clock.Now().Sub(joinedAt), changed)
+			}
+		}
+	}
+	// Past 24 hours, within a day of the 48 h horizon: the first heartbeat
+	// refreshes both documents, the second session's writes only itself.
+	f.clock.Advance(31 * time.Minute)
+	want := []string{"rooms/long", "rooms/long/participants/alice", "rooms/long/participants/alice/sessions/tab-1"}
+	if changed := beat(tab1); !reflect.DeepEqual(changed, want) {
+		t.Fatalf("refreshing heartbeat wrote %v, want %v", changed, want)
+	}
+	if changed := beat(tab2); len(changed) != 1 {
+		t.Fatalf("the second session's heartbeat wrote %v", changed)
+	}
+	newExpiry := f.clock.Now().Add(48 * time.Hour)
+	if !expireAt("rooms/long").Equal(newExpiry) || !expireAt("rooms/long/participants/alice").Equal(newExpiry) {
+		t.Fatalf("expireAt not refreshed to %v", newExpiry)
+	}
+	f.clock.Advance(30 * time.Minute)
+	if changed := beat(tab1); len(changed) != 1 {
+		t.Fatalf("the day's refresh repeated: %v", changed)
+	}
 }

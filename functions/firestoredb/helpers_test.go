@@ -14,7 +14,10 @@ import (
 )
 
 type fixture struct {
-	store  *firestoredb.Store
+	store *firestoredb.Store
+	// other is a second store on its own Firestore client with the same
+	// clock: another function instance, as far as Firestore can tell.
+	other  *firestoredb.Store
 	clock  *testclock.Clock
 	client *firestore.Client
 	ctx    context.Context
@@ -24,10 +27,16 @@ type fixture struct {
 // settings and a stopped clock.
 func MustOpenStore(tb testing.TB) *fixture {
 	tb.Helper()
-	client, _ := emulatortest.Firestore(tb)
+	client, project := emulatortest.Firestore(tb)
+	otherClient, err := firestore.NewClient(context.Background(), project)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { otherClient.Close() })
 	clock := testclock.New(testclock.Start)
 	return &fixture{
 		store:  firestoredb.New(client, presence.DefaultSettings(), clock.Now),
+		other:  firestoredb.New(otherClient, presence.DefaultSettings(), clock.Now),
 		clock:  clock,
 		client: client,
 		ctx:    context.Background(),

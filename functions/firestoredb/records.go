@@ -17,6 +17,7 @@ type roomRecord struct {
 	Revision         int64      `firestore:"revision"`
 	ParticipantCount int64      `firestore:"participantCount"`
 	PeakParticipants int64      `firestore:"peakParticipants"`
+	EmptySince       *time.Time `firestore:"emptySince"`   // null unless suspected_empty
 	CleanupAfter     *time.Time `firestore:"cleanupAfter"` // null unless suspected_empty
 	CreatedAt        time.Time  `firestore:"createdAt"`
 	UpdatedAt        time.Time  `firestore:"updatedAt"`
@@ -29,10 +30,8 @@ func roomToRecord(r presence.Room) roomRecord {
 		ParticipantCount: int64(r.ParticipantCount), PeakParticipants: int64(r.PeakParticipants),
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpireAt: r.ExpireAt,
 	}
-	if !r.CleanupAfter.IsZero() {
-		t := r.CleanupAfter
-		rec.CleanupAfter = &t
-	}
+	rec.EmptySince = optionalTime(r.EmptySince)
+	rec.CleanupAfter = optionalTime(r.CleanupAfter)
 	return rec
 }
 
@@ -45,7 +44,19 @@ func (rec roomRecord) room(id string) presence.Room {
 	if rec.CleanupAfter != nil {
 		r.CleanupAfter = *rec.CleanupAfter
 	}
+	if rec.EmptySince != nil {
+		r.EmptySince = *rec.EmptySince
+	}
 	return r
+}
+
+// optionalTime stores the zero time as null, so that queries and listeners
+// see "not set" rather than the year 1.
+func optionalTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 type participantRecord struct {
@@ -75,16 +86,20 @@ type sessionRecord struct {
 	LeaseExpiresAt time.Time `firestore:"leaseExpiresAt"`
 	ExpireAt       time.Time `firestore:"expireAt"`
 	CreatedAt      time.Time `firestore:"createdAt"`
+	RoomExpireAt   time.Time `firestore:"roomExpireAt"`
+	EntryExpireAt  time.Time `firestore:"entryExpireAt"`
 }
 
 func sessionToRecord(s presence.Session) sessionRecord {
 	return sessionRecord{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID,
-		Generation: s.Generation, LeaseExpiresAt: s.LeaseExpiresAt, ExpireAt: s.ExpireAt, CreatedAt: s.CreatedAt}
+		Generation: s.Generation, LeaseExpiresAt: s.LeaseExpiresAt, ExpireAt: s.ExpireAt, CreatedAt: s.CreatedAt,
+		RoomExpireAt: s.RoomExpireAt, EntryExpireAt: s.EntryExpireAt}
 }
 
 func (rec sessionRecord) session() presence.Session {
 	return presence.Session{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, ID: rec.SessionID,
-		Generation: rec.Generation, LeaseExpiresAt: rec.LeaseExpiresAt, ExpireAt: rec.ExpireAt, CreatedAt: rec.CreatedAt}
+		Generation: rec.Generation, LeaseExpiresAt: rec.LeaseExpiresAt, ExpireAt: rec.ExpireAt, CreatedAt: rec.CreatedAt,
+		RoomExpireAt: rec.RoomExpireAt, EntryExpireAt: rec.EntryExpireAt}
 }
 
 type policyRecord struct {
@@ -121,4 +136,22 @@ func receiptToRecord(r presence.Receipt) receiptRecord {
 func (rec receiptRecord) receipt() presence.Receipt {
 	return presence.Receipt{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, LastReadSeq: rec.LastReadSeq,
 		UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt}
+}
+
+type closingRecord struct {
+	RoomID           string    `firestore:"roomId"`
+	OpenedAt         time.Time `firestore:"openedAt"`
+	EmptySince       time.Time `firestore:"emptySince"`
+	ClosedAt         time.Time `firestore:"closedAt"`
+	CleanupLagSecs   float64   `firestore:"cleanupLagSeconds"`
+	PeakParticipants int64     `firestore:"peakParticipants"`
+	Generation       int64     `firestore:"generation"`
+	Reason           string    `firestore:"reason"`
+	// PendingCleanup stays true until every document of the lifetime under
+	// rooms/{roomId} is gone; a sweeper that crashed half-way finds it here.
+	PendingCleanup bool `firestore:"pendingCleanup"`
+	// DecidedAt is the server's commit time of the teardown: documents under
+	// the room written later belong to a newer lifetime and are kept.
+	DecidedAt time.Time `firestore:"decidedAt"`
+	ExpireAt  time.Time `firestore:"expireAt"`
 }

@@ -15,6 +15,14 @@ const (
 	TypingCollection = "typing"
 	// rooms/{roomId}/receipts/{uid}: read positions.
 	ReceiptsCollection = "receipts"
+	// roomClosings/{roomId}~{openedAtMicros}: the record of a torn-down room
+	// lifetime, with archived receipts beneath it when so configured.
+	ClosingsCollection = "roomClosings"
+	// roomlease/config (cleanupMode) and roomlease/sweepStatus (the latest
+	// sweep summary): operator-facing documents.
+	ControlCollection = "roomlease"
+	ConfigDoc         = "config"
+	SweepStatusDoc    = "sweepStatus"
 	// roomPolicies/{roomId}: optional admission rules written by operators.
 	// Not under rooms/, so that a policy outlives teardowns of its room.
 	PoliciesCollection = "roomPolicies"
@@ -38,4 +46,4 @@ const (
 // "participants" covers every room's roster and "sessions" every roster's
 // sessions: Firestore TTL does not delete subcollections with their parent,
 // so each level needs its own.
-var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection, ReceiptsCollection}
+var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection, ReceiptsCollection, ClosingsCollection}

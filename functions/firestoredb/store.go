@@ -22,6 +22,10 @@ type Store struct {
 	// attempt sees one instant and a retried attempt sees a fresh one.
 	now func() time.Time
 	ops opMeter
+	// afterTeardownCheck, when set (by tests only), runs inside the teardown
+	// transaction between the occupancy check and the commit, so that a test
+	// can commit a competing write at exactly that point.
+	afterTeardownCheck func()
 }
 
 // New returns a Store on client. now is the clock; production passes

@@ -70,6 +70,7 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 			p.Room.State = StateActive
 			p.Room.Generation++
 			p.Room.CleanupAfter = time.Time{}
+			p.Room.EmptySince = time.Time{}
 			p.WriteRoom = true
 			p.RoomReactivated = true
 		}
@@ -94,10 +95,16 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 	}
 
 	// 3. The session: always a new generation and a fresh lease. Only a new
-	// session changes the roster entry (its session count).
-	if st.Session == nil {
+	// session changes the roster entry (its session count). A session found
+	// without a roster entry is a leftover of an earlier life of the room
+	// (awaiting cleanup) and counts as new.
+	if st.Session == nil || st.Participant == nil {
+		var prev int64
+		if st.Session != nil {
+			prev = st.Session.Generation
+		}
 		p.Session = Session{RoomID: req.RoomID, ParticipantID: req.ParticipantID, ID: req.SessionID, CreatedAt: now,
-			Generation: nextGeneration(now, 0)}
+			Generation: nextGeneration(now, prev)}
 		p.NewSession = true
 		p.Participant.SessionCount++
 		p.WriteParticipant = true
@@ -118,5 +125,6 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 		p.Room.UpdatedAt = now
 		p.Room.ExpireAt = now.Add(s.RecordHorizon)
 	}
+	p.Session.RoomExpireAt, p.Session.EntryExpireAt = p.Room.ExpireAt, p.Participant.ExpireAt
 	return p, nil
 }

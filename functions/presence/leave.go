@@ -33,13 +33,16 @@ func (s Settings) PlanLeave(now time.Time, st DepartureState, ref SessionRef) De
 	if st.Session == nil || st.Session.Generation != ref.Generation {
 		return DeparturePlan{}
 	}
-	return s.planDeparture(now, st)
+	return s.planDeparture(now, now, st)
 }
 
 // planDeparture removes st.Session and updates what depends on it. It is the
 // one place where a roster entry and a room react to a session going, for
-// leaves and for lease expiry alike.
-func (s Settings) planDeparture(now time.Time, st DepartureState) DeparturePlan {
+// leaves and for lease expiry alike. departedAt is when the participant
+// actually left: now for a leave, the lease deadline for an expiry. The
+// empty-room grace counts from it, so that a sweep that comes late does not
+// also delay the teardown.
+func (s Settings) planDeparture(now, departedAt time.Time, st DepartureState) DeparturePlan {
 	p := DeparturePlan{Removed: true}
 	if st.Participant == nil {
 		// An orphaned session (its roster entry is already gone): deleting
@@ -68,7 +71,8 @@ func (s Settings) planDeparture(now time.Time, st DepartureState) DeparturePlan 
 		// down by the sweeper after the grace, once it has proved inside a
 		// transaction that no lease is live and the generation is unchanged.
 		p.Room.State = StateSuspectedEmpty
-		p.Room.CleanupAfter = now.Add(s.EmptyRoomGrace)
+		p.Room.EmptySince = departedAt
+		p.Room.CleanupAfter = departedAt.Add(s.EmptyRoomGrace)
 		p.RoomSuspected = true
 	}
 	p.Room.UpdatedAt = now

@@ -26,7 +26,8 @@ type Room struct {
 	Revision         int64
 	ParticipantCount int // roster entries, live or awaiting expiry
 	PeakParticipants int
-	CleanupAfter     time.Time // set while suspected_empty, else zero
+	EmptySince       time.Time // when the roster last became empty; set while suspected_empty
+	CleanupAfter     time.Time // EmptySince + grace; set while suspected_empty, else zero
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 	ExpireAt         time.Time // TTL backstop; see Settings.RecordHorizon

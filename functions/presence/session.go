@@ -13,6 +13,11 @@ type Session struct {
 	LeaseExpiresAt time.Time // absolute; the lease is live strictly before it
 	ExpireAt       time.Time // TTL backstop, always after LeaseExpiresAt
 	CreatedAt      time.Time
+	// RoomExpireAt and EntryExpireAt are this session's copies of its room's
+	// and roster entry's expireAt, so that a heartbeat, which reads only the
+	// session, can tell when those need refreshing (see Settings.RefreshDue).
+	RoomExpireAt  time.Time
+	EntryExpireAt time.Time
 }
 
 // Live reports whether the lease holds at now.

@@ -24,6 +24,13 @@ type Settings struct {
 	// never remove a live session; the retention leaves the sweeper time to
 	// do the roster bookkeeping before TTL removes the evidence.
 	SessionRetention time.Duration
+
+	// ClosingRetention is how long the record of a torn-down room (and its
+	// archived receipts) is kept before TTL removes it.
+	ClosingRetention time.Duration
+	// ArchiveReceipts copies a room's read receipts under its closing record
+	// at teardown; otherwise they are deleted with the room.
+	ArchiveReceipts bool
 }
 
 // DefaultSettings are the operating defaults of DESIGN.md.
@@ -36,6 +43,7 @@ func DefaultSettings() Settings {
 		TypingExpiry:     7 * time.Second,
 		RecordHorizon:    30 * 24 * time.Hour,
 		SessionRetention: 24 * time.Hour,
+		ClosingRetention: 30 * 24 * time.Hour,
 	}
 }
 
@@ -56,6 +64,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("max participants %d must be at least 1", s.MaxParticipants)
 	case s.RecordHorizon < 48*time.Hour:
 		return fmt.Errorf("record horizon %v must be at least 48h: heartbeats refresh it only within its last day", s.RecordHorizon)
+	case s.ClosingRetention < time.Hour:
+		return fmt.Errorf("closing retention %v must be at least 1h", s.ClosingRetention)
 	case s.SessionRetention < time.Hour:
 		return fmt.Errorf("session retention %v must be at least 1h", s.SessionRetention)
 	}

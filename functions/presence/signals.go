@@ -65,3 +65,18 @@ func (s Settings) PlanReceipt(now time.Time, entry *Participant, stored *Receipt
 	return Receipt{RoomID: roomID, ParticipantID: uid, LastReadSeq: seq, UpdatedAt: now,
 		ExpireAt: now.Add(s.RecordHorizon)}, true, nil
 }
+
+// TypingExpired decides whether a typing signal a sweeper saw expiring at
+// seenExpiry may be removed, given the signal as read now. A signal renewed
+// since then (another expiresAt) stays.
+func TypingExpired(now time.Time, stored *Typing, seenExpiry time.Time) Outcome {
+	switch {
+	case stored == nil:
+		return AlreadyDone
+	case !stored.ExpiresAt.Equal(seenExpiry):
+		return Conflict
+	case now.Before(stored.ExpiresAt):
+		return NotDue
+	}
+	return Done
+}

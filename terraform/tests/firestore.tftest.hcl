@@ -12,8 +12,8 @@ variables {
 
 run "ttl_policy_on_every_collection_group" {
   assert {
-    condition     = toset(keys(google_firestore_field.ttl)) == toset(["rooms", "participants", "sessions", "typing", "receipts"])
-    error_message = "Expected exactly one TTL field per collection group rooms, participants, sessions, typing, receipts; got ${jsonencode(keys(google_firestore_field.ttl))}."
+    condition     = toset(keys(google_firestore_field.ttl)) == toset(["rooms", "participants", "sessions", "typing", "receipts", "roomClosings"])
+    error_message = "Expected exactly one TTL field per collection group rooms, participants, sessions, typing, receipts, roomClosings; got ${jsonencode(keys(google_firestore_field.ttl))}."
   }
 
   assert {
@@ -35,8 +35,8 @@ run "ttl_policy_on_every_collection_group" {
 
 run "indexes_match_firestore_indexes_json" {
   assert {
-    condition     = length(google_firestore_index.composite) == 2
-    error_message = "Expected 2 composite indexes, got ${length(google_firestore_index.composite)}."
+    condition     = length(google_firestore_index.composite) == 3
+    error_message = "Expected 3 composite indexes, got ${length(google_firestore_index.composite)}."
   }
 
   assert {

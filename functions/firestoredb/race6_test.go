@@ -1,0 +1,107 @@
+package firestoredb_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/emulatortest"
+)
+
+// emptyRoom makes room suspected_empty past its grace, leaving alice's read
+// receipt behind, and returns the sweeper's view of the room.
+func emptyRoom(t *testing.T, f *fixture, room string) presence.Room {
+	t.Helper()
+	j := f.mustJoin(t, room, "alice", "tab")
+	if _, err := f.store.MarkRead(f.ctx, room, "alice", 5); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := f.store.Leave(f.ctx, ref(room, "alice", "tab", j.Session.Generation)); err != nil || !removed {
+		t.Fatalf("leave: %v %v", removed, err)
+	}
+	f.clock.Advance(presence.DefaultSettings().EmptyRoomGrace)
+	due, err := f.store.DueRooms(f.ctx, f.clock.Now(), 10)
+	if err != nil || len(due) != 1 || due[0].ID != room {
+		t.Fatalf("due rooms %v, %v", due, err)
+	}
+	return due[0]
+}
+
+// Race 6 of DESIGN.md: the sweeper has seen the room empty (zero live
+// leases, generation 1), then a join commits, then the sweeper's delete
+// comes: the delete loses its compare-and-set.
+func TestRace6_JoinAfterTheSweepersReadWins(t *testing.T) {
+	f := MustOpenStore(t)
+	seen := emptyRoom(t, f, "r6")
+
+	if _, err := f.other.Join(f.ctx, presence.JoinRequest{RoomID: "r6", ParticipantID: "bob", SessionID: "tab"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.store.TearDown(f.ctx, presence.CandidateOf(seen), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != presence.GenerationChanged || res.Closing != nil {
+		t.Fatalf("verdict %v closing %v, want the delete to lose", res.Verdict, res.Closing)
+	}
+	if room := f.readRoom(t, "r6"); room["state"] != "active" || room["generation"] != int64(2) {
+		t.Fatalf("room after the race: %v", room)
+	}
+}
+
+// The same race one step later: the join arrives while the teardown
+// transaction is between its occupancy check and its commit. Firestore's
+// locks make the join wait (the teardown read the room document the join
+// must write), so the teardown commits first and the join then starts a
+// fresh lifetime of the room. The purge that follows must spare it.
+func TestRace6_JoinDuringTheTeardownSurvivesAsANewLifetime(t *testing.T) {
+	f := MustOpenStore(t)
+	seen := emptyRoom(t, f, "r6b")
+
+	joined := make(chan error, 1)
+	once := false
+	f.store.SetAfterTeardownCheck(func() {
+		if once {
+			return
+		}
+		once = true
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, err := f.other.Join(ctx, presence.JoinRequest{RoomID: "r6b", ParticipantID: "bob", SessionID: "tab"})
+			joined <- err
+		}()
+	})
+	res, err := f.store.TearDown(f.ctx, presence.CandidateOf(seen), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != presence.TearDown || res.Closing == nil {
+		t.Fatalf("verdict %v, want the teardown to commit first", res.Verdict)
+	}
+	if err := <-joined; err != nil {
+		t.Fatalf("bob's join: %v", err)
+	}
+	if n, err := f.store.PurgeClosed(f.ctx, 10); err != nil || n != 1 {
+		t.Fatalf("purge: %d %v", n, err)
+	}
+
+	room := f.readRoom(t, "r6b")
+	if room["state"] != "active" || room["generation"] != int64(1) || room["participantCount"] != int64(1) {
+		t.Fatalf("the new lifetime: %v", room)
+	}
+	ids, _ := f.liveIDs(t, "r6b", "bob")
+	if len(ids) != 1 || ids[0] != "bob" {
+		t.Fatalf("roster %v, want [bob]", ids)
+	}
+	docs := emulatortest.Snapshot(t, f.client)
+	for _, p := range []string{"rooms/r6b/participants/bob", "rooms/r6b/participants/bob/sessions/tab"} {
+		if _, ok := docs[p]; !ok {
+			t.Errorf("the purge took %s, written by the new lifetime", p)
+		}
+	}
+	if _, ok := docs["rooms/r6b/receipts/alice"]; ok {
+		t.Error("the old lifetime's receipt survived the purge")
+	}
+}

@@ -1,0 +1,102 @@
+package presence
+
+import "time"
+
+// TeardownCandidate identifies one lifetime of a room that a sweeper found
+// suspected_empty past its cleanupAfter. CreatedAt tells lifetimes apart: a
+// room deleted and created again starts over at generation 1.
+type TeardownCandidate struct {
+	RoomID       string
+	Generation   int64
+	CreatedAt    time.Time
+	EmptySince   time.Time
+	CleanupAfter time.Time
+}
+
+// CandidateOf returns the teardown candidate for room as read.
+func CandidateOf(room Room) TeardownCandidate {
+	return TeardownCandidate{RoomID: room.ID, Generation: room.Generation, CreatedAt: room.CreatedAt,
+		EmptySince: room.EmptySince, CleanupAfter: room.CleanupAfter}
+}
+
+// Verdict is the outcome of the authoritative occupancy check.
+type Verdict int
+
+const (
+	// TearDown: proven empty, grace over, same lifetime and generation.
+	TearDown Verdict = iota
+	// RoomGone: already deleted (by another sweeper, or TTL).
+	RoomGone
+	// GenerationChanged: a join (or a new lifetime) moved the room on since
+	// the candidate was read; the teardown loses its compare-and-set.
+	GenerationChanged
+	// GraceNotOver: cleanupAfter is still ahead.
+	GraceNotOver
+	// LeasesLive: the room is marked suspected_empty yet holds live leases,
+	// which a missed event can leave behind; it must be repaired to active.
+	LeasesLive
+)
+
+// JudgeTeardown is the check made inside the teardown transaction, on the
+// room as read there and the number of live leases counted there. Only
+// TearDown permits deletion: failing to prove absence keeps the room.
+func JudgeTeardown(now time.Time, room *Room, c TeardownCandidate, liveLeases int) Verdict {
+	switch {
+	case room == nil:
+		return RoomGone
+	case room.State != StateSuspectedEmpty || room.Generation != c.Generation || !room.CreatedAt.Equal(c.CreatedAt):
+		return GenerationChanged
+	case liveLeases > 0:
+		return LeasesLive
+	case now.Before(room.CleanupAfter):
+		return GraceNotOver
+	}
+	return TearDown
+}
+
+// Reactivate repairs a room marked suspected_empty that still holds live
+// leases: it becomes active again with a new generation, so that any
+// teardown decided on the old one loses.
+func (s Settings) Reactivate(now time.Time, room Room) Room {
+	room.State = StateActive
+	room.Generation++
+	room.CleanupAfter, room.EmptySince = time.Time{}, time.Time{}
+	room.UpdatedAt = now
+	room.ExpireAt = now.Add(s.RecordHorizon)
+	return room
+}
+
+// Suspect marks an active room whose roster is empty (a state a missed
+// event can leave behind) as suspected_empty, with the grace counted from
+// now: nothing better is known about when it emptied.
+func (s Settings) Suspect(now time.Time, room Room) Room {
+	room.State = StateSuspectedEmpty
+	room.EmptySince = now
+	room.CleanupAfter = now.Add(s.EmptyRoomGrace)
+	room.UpdatedAt = now
+	room.ExpireAt = now.Add(s.RecordHorizon)
+	return room
+}
+
+// Closing is the record kept of a torn-down room lifetime.
+type Closing struct {
+	RoomID           string
+	OpenedAt         time.Time
+	EmptySince       time.Time
+	ClosedAt         time.Time
+	PeakParticipants int
+	Generation       int64
+	Reason           string
+	ExpireAt         time.Time
+}
+
+// CleanupLag is the time from the last departure to the teardown: the
+// grace plus however late the sweeper came.
+func (c Closing) CleanupLag() time.Duration { return c.ClosedAt.Sub(c.EmptySince) }
+
+// CloseRoom returns the closing record of room torn down at now.
+func (s Settings) CloseRoom(now time.Time, room Room) Closing {
+	return Closing{RoomID: room.ID, OpenedAt: room.CreatedAt, EmptySince: room.EmptySince, ClosedAt: now,
+		PeakParticipants: room.PeakParticipants, Generation: room.Generation, Reason: "empty",
+		ExpireAt: now.Add(s.ClosingRetention)}
+}

@@ -1,0 +1,31 @@
+// Package sweep is roomlease's one authority for expiry and teardown.
+//
+// A sweeper runs passes. Each pass, in order:
+//
+//  1. reads the cleanup mode (roomlease/config overrides the default), so an
+//     operator's kill switch takes effect on the next pass, not the next
+//     deploy;
+//  2. expires sessions whose lease ended (oldest first), each re-checked in
+//     its own transaction, which removes roster entries and marks rooms
+//     suspected_empty as a leave would;
+//  3. clears expired typing signals;
+//  4. checks rooms that are suspected_empty past their grace: in enforce
+//     mode the authoritative check and the teardown are one transaction; in
+//     observe mode the check runs and its verdict is reported, nothing is
+//     deleted; in off mode rooms are only counted;
+//  5. purges the documents of torn-down rooms, including teardowns a crashed
+//     sweeper left half done.
+//
+// Between passes it sleeps until the next deadline (a lease end, a typing
+// expiry, a cleanupAfter), at least MinWait and at most MaxWait, so that a
+// crashed client disappears about when its lease ends rather than a polling
+// period later. Passes are bounded by rows and time, so a backlog is worked
+// off in slices. A failed pass stops where it is (fail closed: nothing is
+// deleted on a failed read), is reported, and the sweeper backs off.
+//
+// What is not guaranteed: timeliness while Firestore is unavailable, and
+// cleanup of state whose session documents TTL removed while no sweeper ran
+// for longer than the session retention (TTL then removes the rest).
+// Several sweepers may run at once; every step is a compare-and-set in a
+// transaction, so each change happens once and a live lease is never removed.
+package sweep

@@ -1,0 +1,121 @@
+package sweep_test
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/logging"
+	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/sweep"
+	"github.com/roomlease/roomlease/internal/emulatortest"
+	"github.com/roomlease/roomlease/internal/testclock"
+)
+
+type fixture struct {
+	ctx      context.Context
+	client   *firestore.Client
+	project  string
+	clock    *testclock.Clock
+	settings presence.Settings
+	store    *firestoredb.Store // what the API writes through
+	logs     *syncBuffer
+	sleeps   []time.Duration // every pause a sweeper took, in order
+	mu       sync.Mutex
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func MustOpen(tb testing.TB) *fixture {
+	tb.Helper()
+	client, project := emulatortest.Firestore(tb)
+	clock := testclock.New(testclock.Start)
+	settings := presence.DefaultSettings()
+	return &fixture{ctx: context.Background(), client: client, project: project, clock: clock, settings: settings,
+		store: firestoredb.New(client, settings, clock.Now), logs: &syncBuffer{}}
+}
+
+// sweeper returns a sweeper on store whose pauses advance the test clock
+// instead of waiting.
+func (f *fixture) sweeper(tb testing.TB, store sweep.Store, cfg sweep.Config) *sweep.Sweeper {
+	tb.Helper()
+	s, err := sweep.New(store, cfg, f.clock.Now, func(ctx context.Context, d time.Duration) error {
+		f.mu.Lock()
+		f.sleeps = append(f.sleeps, d)
+		f.mu.Unlock()
+		f.clock.Advance(d)
+		return ctx.Err()
+	}, logging.New(f.logs, levelDebug))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func (f *fixture) join(tb testing.TB, room, uid, session string) presence.Session {
+	tb.Helper()
+	res, err := f.store.Join(f.ctx, presence.JoinRequest{RoomID: room, ParticipantID: uid, SessionID: session})
+	if err != nil {
+		tb.Fatalf("join %s/%s/%s: %v", room, uid, session, err)
+	}
+	return res.Session
+}
+
+func (f *fixture) leave(tb testing.TB, s presence.Session) {
+	tb.Helper()
+	removed, err := f.store.Leave(f.ctx, presence.SessionRef{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID, Generation: s.Generation})
+	if err != nil || !removed {
+		tb.Fatalf("leave: removed=%v err=%v", removed, err)
+	}
+}
+
+func (f *fixture) exists(tb testing.TB, path string) bool {
+	tb.Helper()
+	snap, err := f.client.Doc(path).Get(f.ctx)
+	if err != nil && snap == nil {
+		tb.Fatalf("reading %s: %v", path, err)
+	}
+	return snap.Exists()
+}
+
+func (f *fixture) roomState(tb testing.TB, room string) string {
+	tb.Helper()
+	snap, err := f.client.Collection("rooms").Doc(room).Get(f.ctx)
+	if err != nil {
+		if snap != nil && !snap.Exists() {
+			return "deleted"
+		}
+		tb.Fatal(err)
+	}
+	s, _ := snap.Data()["state"].(string)
+	return s
+}
+
+func (f *fixture) pass(tb testing.TB, s *sweep.Sweeper) sweep.PassReport {
+	tb.Helper()
+	r := s.Pass(f.ctx)
+	if r.Err != nil {
+		tb.Fatalf("pass failed: %v", r.Err)
+	}
+	return r
+}

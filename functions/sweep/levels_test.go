@@ -1,0 +1,5 @@
+package sweep_test
+
+import "log/slog"
+
+const levelDebug = slog.LevelDebug

@@ -1,0 +1,26 @@
+package sweep
+
+import "fmt"
+
+// Mode says how far the sweeper may go.
+type Mode string
+
+const (
+	// Enforce expires leases and tears down proven-empty rooms.
+	Enforce Mode = "enforce"
+	// Observe expires leases, runs the authoritative check and reports
+	// what it would tear down, with its evidence, but deletes no room.
+	Observe Mode = "observe"
+	// Off is the kill switch: lease bookkeeping and reporting go on, no
+	// room is checked or deleted.
+	Off Mode = "off"
+)
+
+// ParseMode accepts "enforce", "observe" and "off".
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case Enforce, Observe, Off:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown cleanup mode %q (use enforce, observe or off)", s)
+}

@@ -1,0 +1,338 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// Store is what the sweeper needs from the presence store. Every method that
+// changes something re-checks its precondition in a transaction.
+type Store interface {
+	// CleanupMode returns the operator's run-time mode, or "" if unset.
+	CleanupMode(ctx context.Context) (string, error)
+	ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]presence.ExpiryCandidate, error)
+	// ExpireSession returns Conflict when the session was renewed or rejoined.
+	ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (firestoredb.ExpiryResult, error)
+	ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]firestoredb.TypingCandidate, error)
+	ClearTyping(ctx context.Context, c firestoredb.TypingCandidate) (presence.Outcome, error)
+	DueRooms(ctx context.Context, now time.Time, limit int) ([]presence.Room, error)
+	// TearDown deletes only on a TearDown verdict with enforce set.
+	TearDown(ctx context.Context, c presence.TeardownCandidate, enforce bool) (firestoredb.TeardownResult, error)
+	PurgeClosed(ctx context.Context, limit int) (int, error)
+	RepairEmptyActive(ctx context.Context, limit int) (int, error)
+	// NextDeadline returns the zero time when nothing is scheduled.
+	NextDeadline(ctx context.Context) (time.Time, error)
+	WriteSweepStatus(ctx context.Context, summary map[string]any) error
+}
+
+// Config tunes a sweeper. Zero fields take the defaults.
+type Config struct {
+	DefaultMode Mode          // when roomlease/config sets none; default enforce
+	RunBudget   time.Duration // how long Run keeps sweeping; default 55s
+	BatchSize   int           // rows per step of a pass; default 200
+	// PassTimeout bounds one pass. Firestore's client retries an
+	// unreachable backend until the context's deadline, so this is also how
+	// long a pass waits before it reports an outage.
+	PassTimeout time.Duration // default 20s
+	MinWait     time.Duration // shortest pause between passes; default 100ms
+	MaxWait     time.Duration // longest pause between passes; default 5s
+	MaxBackoff  time.Duration // longest pause after failures; default 30s
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if c.DefaultMode == "" {
+		c.DefaultMode = Enforce
+	}
+	def(&c.RunBudget, 55*time.Second)
+	def(&c.PassTimeout, 20*time.Second)
+	def(&c.MinWait, 100*time.Millisecond)
+	def(&c.MaxWait, 5*time.Second)
+	def(&c.MaxBackoff, 30*time.Second)
+	if c.BatchSize == 0 {
+		c.BatchSize = 200
+	}
+	return c
+}
+
+// Validate returns an error naming the first setting that cannot work.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	if _, err := ParseMode(string(c.DefaultMode)); err != nil {
+		return err
+	}
+	switch {
+	case c.BatchSize < 1 || c.BatchSize > 500:
+		return fmt.Errorf("sweep batch size %d must be between 1 and 500", c.BatchSize)
+	case c.MinWait <= 0 || c.MaxWait < c.MinWait:
+		return fmt.Errorf("sweep waits must satisfy 0 < min (%v) <= max (%v)", c.MinWait, c.MaxWait)
+	case c.RunBudget < 0:
+		return fmt.Errorf("sweep budget %v must not be negative", c.RunBudget)
+	}
+	return nil
+}
+
+// Sweeper runs sweep passes against a Store.
+type Sweeper struct {
+	store Store
+	cfg   Config
+	now   func() time.Time
+	sleep func(context.Context, time.Duration) error
+	log   *slog.Logger
+}
+
+// New returns a sweeper. now and sleep are the clock; tests pass a clock
+// whose sleep advances it, so no test waits for real time.
+func New(store Store, cfg Config, now func() time.Time, sleep func(context.Context, time.Duration) error, log *slog.Logger) (*Sweeper, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if sleep == nil {
+		sleep = SleepContext
+	}
+	return &Sweeper{store: store, cfg: cfg.withDefaults(), now: now, sleep: sleep, log: log}, nil
+}
+
+// SleepContext waits for d or until ctx ends.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// mode returns the mode in force: the operator's, else the default. An
+// unreadable or unknown operator setting falls back to the safest choice
+// that still keeps rosters right: observe.
+func (s *Sweeper) mode(ctx context.Context) (Mode, error) {
+	raw, err := s.store.CleanupMode(ctx)
+	if err != nil {
+		return Observe, err
+	}
+	if raw == "" {
+		return s.cfg.DefaultMode, nil
+	}
+	m, err := ParseMode(raw)
+	if err != nil {
+		s.log.WarnContext(ctx, "ignoring roomlease/config cleanupMode", "component", "sweeper", "error", err.Error())
+		return Observe, nil
+	}
+	return m, nil
+}
+
+// Pass runs one bounded pass. A failed step ends the pass: nothing after a
+// failed read is acted upon.
+func (s *Sweeper) Pass(ctx context.Context) PassReport {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.PassTimeout)
+	defer cancel()
+	var r PassReport
+	fail := func(step string, err error) PassReport {
+		r.LeaseCheckFailures++
+		r.Err = fmt.Errorf("%s: %w", step, err)
+		return r
+	}
+	mode, err := s.mode(ctx)
+	r.Mode = mode
+	if err != nil {
+		return fail("reading the cleanup mode", err)
+	}
+	now := s.now()
+
+	// 1. Leases. Bookkeeping, done in every mode: rosters must stay true
+	// even with the kill switch on.
+	expired, err := s.store.ExpiredSessions(ctx, now, s.cfg.BatchSize)
+	if err != nil {
+		return fail("listing expired sessions", err)
+	}
+	r.Backlog = len(expired) == s.cfg.BatchSize
+	for _, c := range expired {
+		res, err := s.store.ExpireSession(ctx, c)
+		if err != nil {
+			return fail("expiring a session", err)
+		}
+		switch res.Outcome {
+		case presence.Done:
+			r.SessionsExpired++
+			if res.RoomSuspected {
+				r.RoomsSuspected++
+			}
+		case presence.Conflict:
+			r.GenerationConflicts++
+		}
+	}
+
+	// 2. Typing signals.
+	typing, err := s.store.ExpiredTyping(ctx, now, s.cfg.BatchSize)
+	if err != nil {
+		return fail("listing expired typing", err)
+	}
+	r.Backlog = r.Backlog || len(typing) == s.cfg.BatchSize
+	for _, c := range typing {
+		out, err := s.store.ClearTyping(ctx, c)
+		if err != nil {
+			return fail("clearing typing", err)
+		}
+		if out == presence.Done {
+			r.TypingCleared++
+		}
+	}
+
+	// 3. Rooms past their grace.
+	due, err := s.store.DueRooms(ctx, now, s.cfg.BatchSize)
+	if err != nil {
+		return fail("listing due rooms", err)
+	}
+	r.Backlog = r.Backlog || len(due) == s.cfg.BatchSize
+	for _, room := range due {
+		if age := now.Sub(room.CleanupAfter); age > r.OldestEligibleAge {
+			r.OldestEligibleAge = age
+		}
+		if mode == Off {
+			r.RoomsEligible++
+			continue
+		}
+		if err := s.teardown(ctx, &r, room, mode == Enforce); err != nil {
+			return fail("checking a room for teardown", err)
+		}
+	}
+
+	// 4. Finish teardowns: this pass's and any a crashed sweeper left.
+	if mode == Enforce {
+		n, err := s.store.PurgeClosed(ctx, s.cfg.BatchSize)
+		if err != nil {
+			return fail("purging torn-down rooms", err)
+		}
+		r.RoomsPurged = n
+		r.Backlog = r.Backlog || n == s.cfg.BatchSize
+	}
+	return r
+}
+
+func (s *Sweeper) teardown(ctx context.Context, r *PassReport, room presence.Room, enforce bool) error {
+	c := presence.CandidateOf(room)
+	res, err := s.store.TearDown(ctx, c, enforce)
+	if err != nil {
+		return err
+	}
+	switch res.Verdict {
+	case presence.TearDown:
+		r.RoomsEligible++
+		r.Candidates = append(r.Candidates, room.ID)
+		evidence := []any{"component", "sweeper", "roomId", room.ID, "generation", room.Generation,
+			"emptySince", room.EmptySince, "cleanupAfter", room.CleanupAfter, "liveLeases", res.LiveLeases}
+		if res.Closing != nil {
+			r.RoomsDeleted++
+			r.Deleted = append(r.Deleted, room.ID)
+			r.CleanupLags = append(r.CleanupLags, res.Closing.CleanupLag())
+			s.log.DebugContext(ctx, "room torn down", append(evidence, "cleanupLagSeconds", res.Closing.CleanupLag().Seconds())...)
+		} else {
+			s.log.DebugContext(ctx, "room would be torn down (observe mode)", evidence...)
+		}
+	case presence.GenerationChanged:
+		r.GenerationConflicts++
+		s.log.DebugContext(ctx, "teardown lost to a newer generation", "component", "sweeper", "roomId", room.ID, "generation", room.Generation)
+	case presence.LeasesLive:
+		r.RoomsRepaired++
+		s.log.DebugContext(ctx, "room suspected empty held live leases; reactivated", "component", "sweeper", "roomId", room.ID)
+	}
+	return nil
+}
+
+// Run sweeps until its budget is spent or ctx ends, then logs one summary
+// line and stores it at roomlease/sweepStatus. Overlapping runs (a scheduler
+// retry, the next minute's run) are safe. A run makes at least one pass.
+func (s *Sweeper) Run(ctx context.Context) Summary {
+	sum := Summary{Started: s.now(), Mode: s.cfg.DefaultMode}
+	deadline := sum.Started.Add(s.cfg.RunBudget)
+	backoff := time.Duration(0)
+
+	// Repairs are rare and cost a query, so they run once per run, not
+	// once per pass. Like a pass, they are bounded in time: Firestore's
+	// client retries an unavailable backend until the deadline.
+	repairCtx, cancel := context.WithTimeout(ctx, s.cfg.PassTimeout)
+	if n, err := s.store.RepairEmptyActive(repairCtx, s.cfg.BatchSize); err != nil {
+		sum.LeaseCheckFailures++
+		sum.LastError = err.Error()
+	} else {
+		sum.RoomsRepaired += n
+	}
+	cancel()
+
+	for {
+		p := s.Pass(ctx)
+		sum.add(p)
+		var wait time.Duration
+		if p.Err != nil {
+			// Fail closed and back off: 1 s, 2 s, 4 s … up to MaxBackoff.
+			backoff = min(max(2*backoff, time.Second), s.cfg.MaxBackoff)
+			wait = backoff
+			s.log.WarnContext(ctx, "sweep pass failed; backing off", "component", "sweeper",
+				"error", p.Err.Error(), "backoffSeconds", wait.Seconds())
+		} else {
+			backoff = 0
+			wait = s.nextWait(ctx, p)
+		}
+		now := s.now()
+		if ctx.Err() != nil || !now.Add(wait).Before(deadline) {
+			break
+		}
+		if err := s.sleep(ctx, wait); err != nil {
+			break
+		}
+	}
+	sum.Finished = s.now()
+	s.report(ctx, sum)
+	return sum
+}
+
+// nextWait sleeps until the next deadline, clamped to [MinWait, MaxWait];
+// with a backlog it only takes the minimum breath.
+func (s *Sweeper) nextWait(ctx context.Context, p PassReport) time.Duration {
+	if p.Backlog {
+		return s.cfg.MinWait
+	}
+	next, err := s.store.NextDeadline(ctx)
+	if err != nil || next.IsZero() {
+		return s.cfg.MaxWait
+	}
+	// Wake just after the deadline: a lease is live strictly before it.
+	wait := next.Sub(s.now()) + time.Millisecond
+	return min(max(wait, s.cfg.MinWait), s.cfg.MaxWait)
+}
+
+func (s *Sweeper) report(ctx context.Context, sum Summary) {
+	fields := sum.Fields()
+	level := slog.LevelInfo
+	if sum.LeaseCheckFailures > 0 {
+		level = slog.LevelWarn
+	}
+	args := make([]any, 0, 2*len(fields))
+	for k, v := range fields {
+		args = append(args, k, v)
+	}
+	s.log.Log(ctx, level, "sweep run", args...)
+	status := fields
+	status["finishedAt"] = sum.Finished
+	// The status document is best effort: a failure here must not hide the
+	// run's own report, which is already logged.
+	// It gets its own short deadline, and survives the run's cancellation.
+	statusCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.PassTimeout)
+	defer cancel()
+	if err := s.store.WriteSweepStatus(statusCtx, status); err != nil && !errors.Is(err, context.Canceled) {
+		s.log.WarnContext(ctx, "could not write the sweep status", "component", "sweeper", "error", err.Error())
+	}
+}
