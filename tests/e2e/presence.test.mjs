@@ -1,0 +1,214 @@
+// Browser end-to-end test: two users in two independent browser contexts use
+// the demo page served by `roomlease-dev -web`, against the emulators.
+// scripts/test-web starts the stack and sets:
+//   ROOMLEASE_E2E_WEB_URL     the demo page, e.g. http://127.0.0.1:18182
+//   ROOMLEASE_E2E_SWEEP_SECONDS  the sweeper's interval (default 1)
+//   ROOMLEASE_E2E_ARTIFACTS   where screenshots go (default tests/e2e/artifacts)
+//   CHROMIUM                  the browser (default /usr/bin/chromium)
+// Timings (lease, heartbeat, grace, typing) are read from /config.json, so
+// the deadlines below follow whatever the server was started with.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const WEB_URL = (process.env.ROOMLEASE_E2E_WEB_URL || '').replace(/\/+$/, '');
+const SWEEP = Number(process.env.ROOMLEASE_E2E_SWEEP_SECONDS || 1);
+const ARTIFACTS = path.resolve(process.env.ROOMLEASE_E2E_ARTIFACTS
+  || fileURLToPath(new URL('./artifacts', import.meta.url)));
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+// Slack for a loaded two-core CI machine: scheduling, listener delivery.
+const SLACK = Number(process.env.ROOMLEASE_E2E_SLACK_SECONDS || 6);
+
+const ROOM = `e2e-${Date.now().toString(36)}`;
+
+/** Polls `probe` until it returns a truthy value; fails with `what` and the last value seen. */
+async function until(what, probe, timeoutMs, intervalMs = 100) {
+  const start = Date.now();
+  let last;
+  for (;;) {
+    last = await probe();
+    if (last) return { value: last, ms: Date.now() - start };
+    if (Date.now() - start > timeoutMs) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}; last seen: ${JSON.stringify(last)}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+const rosterOf = (page) => page.$$eval('[data-testid=participant]', (els) => els.map((e) => e.dataset.name).sort());
+const textOf = (page, id) => page.textContent(`[data-testid=${id}]`).then((t) => (t || '').trim());
+const attrOf = (page, id, attr) => page.getAttribute(`[data-testid=${id}]`, attr);
+const sameNames = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+describe(`demo page end to end (room ${ROOM})`, () => {
+  let config;
+  let browser;
+  const users = {}; // name -> { context, page }
+  let failed = null;
+  let shot = 0;
+
+  async function screenshot(label) {
+    for (const [name, u] of Object.entries(users)) {
+      if (u.page.isClosed()) continue;
+      const file = path.join(ARTIFACTS, `${String(++shot).padStart(2, '0')}-${label}-${name}.png`);
+      await u.page.screenshot({ path: file, fullPage: true }).catch(() => {});
+    }
+  }
+
+  // Steps depend on each other: after a failure the rest report it instead of
+  // failing confusingly.
+  function step(name, fn, timeoutMs = 60_000) {
+    test(name, { timeout: timeoutMs }, async () => {
+      if (failed) throw new Error(`not run: an earlier step failed (${failed})`);
+      try {
+        await fn();
+      } catch (err) {
+        failed = name;
+        await screenshot(`failed-${name.replace(/\W+/g, '-').slice(0, 40)}`);
+        throw err;
+      }
+    });
+  }
+
+  async function openAs(name) {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    page.on('pageerror', (err) => console.log(`[${name}] page error: ${err.message}`));
+    users[name] = { context, page };
+    await page.goto(`${WEB_URL}/`);
+    await page.waitForSelector('[data-testid=join-button]:not([disabled])', { timeout: 30_000 });
+    await page.fill('[data-testid=name-input]', name);
+    await page.fill('[data-testid=room-input]', ROOM);
+    await page.click('[data-testid=join-button]');
+    return page;
+  }
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    console.log(`e2e screenshots: ${ARTIFACTS}`);
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => {});
+  });
+
+  step('roomlease-dev -web serves the demo page and /config.json', async () => {
+    assert.ok(WEB_URL, 'ROOMLEASE_E2E_WEB_URL is not set: run the browser tests through scripts/test-web');
+    let res;
+    try {
+      res = await fetch(`${WEB_URL}/config.json`);
+    } catch (err) {
+      assert.fail(`roomlease-dev -web is not serving ${WEB_URL} (${err.cause?.code || err.message})`);
+    }
+    assert.equal(res.status, 200, `GET ${WEB_URL}/config.json`);
+    config = await res.json();
+    for (const key of ['apiUrl', 'projectId', 'authEmulatorUrl', 'firestoreEmulatorHost', 'firestoreEmulatorPort',
+      'leaseSeconds', 'heartbeatSeconds', 'emptyRoomGraceSeconds', 'typingSeconds']) {
+      assert.ok(config[key] !== undefined && config[key] !== null, `/config.json lacks ${key}: ${JSON.stringify(config)}`);
+    }
+    const page = await fetch(`${WEB_URL}/`);
+    assert.equal(page.status, 200, `GET ${WEB_URL}/`);
+    assert.match(await page.text(), /roomlease/);
+  });
+
+  step('two users in two browser contexts join one room and see each other', async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
+    const ada = await openAs('Ada');
+    await until('Ada sees herself on the roster', async () => sameNames(await rosterOf(ada), ['Ada']), 20_000);
+    const grace = await openAs('Grace');
+    for (const [who, page] of [['Ada', ada], ['Grace', grace]]) {
+      await until(`${who} sees Ada and Grace`, async () => sameNames(await rosterOf(page), ['Ada', 'Grace']), 20_000);
+    }
+    const uids = await Promise.all([ada, grace].map((p) => attrOf(p, 'whoami', 'data-uid')));
+    assert.notEqual(uids[0], uids[1], 'the two contexts must be two different users');
+    assert.equal(await attrOf(ada, 'lifecycle', 'data-state'), 'active');
+    await until('both pages show the same revision', async () => {
+      const [a, g] = await Promise.all([textOf(ada, 'revision'), textOf(grace, 'revision')]);
+      return /^\d+$/.test(a) && a === g && Number(a) >= 2;
+    }, 10_000);
+    await screenshot('joined');
+  });
+
+  step('typing shows on the other page and expires by itself', async () => {
+    const { Ada: { page: ada }, Grace: { page: grace } } = users;
+    // One burst of keystrokes, then nothing: no "stopped typing" is sent, so
+    // only the server-side expiry can make the signal go away.
+    await grace.type('[data-testid=message-input]', 'hello', { delay: 20 });
+    const shown = await until('Ada sees Grace typing',
+      async () => (await textOf(ada, 'typing')).includes('Grace is typing'), 5_000);
+    await screenshot('typing');
+    const limit = (config.typingSeconds + SWEEP + SLACK) * 1000;
+    const gone = await until('the typing signal expires on Ada\'s page', async () => (await textOf(ada, 'typing')) === '', limit);
+    console.log(`typing shown after ${shown.ms} ms, gone ${gone.ms} ms later (typing expiry ${config.typingSeconds} s)`);
+    assert.equal(await textOf(grace, 'typing'), '', 'Grace never sees her own typing signal');
+  });
+
+  step('a read receipt reaches the other page', async () => {
+    const { Ada: { page: ada }, Grace: { page: grace } } = users;
+    await ada.fill('[data-testid=read-input]', '7');
+    await ada.click('[data-testid=read-button]');
+    await until('Grace sees that Ada read up to #7', async () => grace.$$eval('[data-testid=participant]',
+      (els) => els.some((e) => e.dataset.name === 'Ada' && e.textContent.includes('read up to #7'))), 5_000);
+  });
+
+  step('a graceful leave disappears from the other roster at once', async () => {
+    const { Ada: { page: ada }, Grace: { page: grace } } = users;
+    await grace.click('[data-testid=leave-button]');
+    const { ms } = await until('Grace is gone from Ada\'s roster', async () => sameNames(await rosterOf(ada), ['Ada']), 2_500, 50);
+    console.log(`graceful leave seen by the other page after ${ms} ms`);
+    assert.equal(await attrOf(grace, 'status', 'data-status'), 'left');
+    await screenshot('after-leave');
+    // Back in, for the crash.
+    await grace.click('[data-testid=leave-button]'); // now "Join again"
+    await until('Ada sees Grace again', async () => sameNames(await rosterOf(ada), ['Ada', 'Grace']), 10_000);
+  });
+
+  step('a browser closed without leaving drops off after its lease', async () => {
+    const { Ada: { page: ada }, Grace: { context } } = users;
+    // Make sure no leave can get out, whatever the page does on the way out.
+    let blocked = 0;
+    await context.route('**/leave', (route) => {
+      blocked++;
+      return route.abort();
+    });
+    const closedAt = Date.now();
+    await context.close();
+    delete users.Grace;
+    // Her lease was renewed at most one heartbeat ago, so she must stay
+    // listed for a while: proof that no leave got through.
+    const mustStay = Math.max(500, (config.leaseSeconds - config.heartbeatSeconds) * 1000 - 700);
+    while (Date.now() - closedAt < mustStay) {
+      assert.ok((await rosterOf(ada)).includes('Grace'), `Grace vanished ${Date.now() - closedAt} ms after her browser closed: before her lease could end`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const limit = (config.leaseSeconds + SWEEP + SLACK) * 1000;
+    await until('the sweeper removes Grace from Ada\'s roster', async () => sameNames(await rosterOf(ada), ['Ada']), limit);
+    console.log(`closed browser dropped off after ${Date.now() - closedAt} ms (lease ${config.leaseSeconds} s, sweep ${SWEEP} s; ${blocked} leave request(s) blocked)`);
+    await screenshot('after-crash');
+  });
+
+  step('the last one leaves: countdown, then teardown', async () => {
+    const { Ada: { page: ada } } = users;
+    await ada.click('[data-testid=leave-button]');
+    await until('Ada\'s page shows the room as suspected empty', async () => (await attrOf(ada, 'lifecycle', 'data-state')) === 'suspected_empty', 5_000);
+    const { value: first } = await until('a countdown is shown', async () => {
+      const m = (await textOf(ada, 'lifecycle')).match(/torn down in (\d+) s/);
+      return m && Number(m[1]);
+    }, 3_000, 50);
+    assert.ok(first <= config.emptyRoomGraceSeconds, `countdown ${first} s exceeds the grace of ${config.emptyRoomGraceSeconds} s`);
+    await screenshot('countdown');
+    const limit = (config.emptyRoomGraceSeconds + SWEEP + SLACK) * 1000;
+    const { ms } = await until('Ada\'s page shows the room torn down', async () => (await attrOf(ada, 'lifecycle', 'data-state')) === 'deleted', limit);
+    console.log(`countdown started at ${first} s; torn down ${ms} ms later (grace ${config.emptyRoomGraceSeconds} s)`);
+    assert.match(await textOf(ada, 'lifecycle'), /Torn down/);
+    await screenshot('torn-down');
+  }, 90_000);
+});

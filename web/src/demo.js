@@ -1,0 +1,379 @@
+// The demo page: signs in anonymously against the Auth emulator, joins a
+// room through the roomlease API and renders what the client library sees.
+// The server's settings and the emulator addresses come from /config.json,
+// which roomlease-dev serves beside this page.
+import { initializeApp } from 'firebase/app';
+import { connectAuthEmulator, getAuth, onAuthStateChanged, signInAnonymously } from 'firebase/auth';
+import { connectFirestoreEmulator, getFirestore } from 'firebase/firestore';
+import { createRoomleaseClient } from './roomlease.js';
+
+const $ = (id) => document.getElementById(id);
+const NAMES = ['Ada', 'Grace', 'Linus', 'Margaret', 'Alan', 'Barbara', 'Ken', 'Radia', 'Edsger', 'Frances'];
+
+const STATUS_TEXT = {
+  joining: 'joining…',
+  joined: 'live',
+  rejoining: 'rejoining…',
+  left: 'left',
+  crashed: 'crashed (no heartbeats)',
+  expired: 'lease expired',
+  denied: 'not admitted',
+  closed: 'closed',
+};
+
+let config = null;
+let client = null;
+/** @type {import('./roomlease').Room | null} */
+let room = null;
+let unsubscribe = [];
+
+main().catch((err) => {
+  $('whoami').textContent = 'Could not start';
+  showJoinError(`The demo could not start: ${err.message}`);
+});
+
+async function main() {
+  const res = await fetch('/config.json', { cache: 'no-store' });
+  if (!res.ok) throw new Error(`/config.json answered ${res.status}`);
+  config = await res.json();
+
+  const app = initializeApp({
+    apiKey: 'demo-api-key',
+    projectId: config.projectId,
+    authDomain: `${config.projectId}.firebaseapp.com`,
+  });
+  const auth = getAuth(app);
+  if (config.authEmulatorUrl) connectAuthEmulator(auth, config.authEmulatorUrl, { disableWarnings: true });
+  const firestore = getFirestore(app);
+  if (config.firestoreEmulatorHost) {
+    connectFirestoreEmulator(firestore, config.firestoreEmulatorHost, Number(config.firestoreEmulatorPort));
+  }
+
+  const user = await new Promise((resolve, reject) => {
+    const stop = onAuthStateChanged(auth, (u) => {
+      if (u) {
+        stop();
+        resolve(u);
+      }
+    }, reject);
+    // A returning visitor keeps their anonymous user (IndexedDB).
+    auth.authStateReady().then(() => {
+      if (!auth.currentUser) signInAnonymously(auth).catch(reject);
+    });
+  });
+
+  client = createRoomleaseClient({ apiUrl: config.apiUrl, auth, firestore });
+  window.roomleaseDemo = { client, get room() { return room; }, config };
+  $('whoami').innerHTML = '';
+  $('whoami').append('Signed in anonymously as ', code(short(user.uid)), ' · this tab\'s session ', code(short(client.sessionId)));
+  $('whoami').dataset.uid = user.uid;
+
+  const params = new URLSearchParams(location.search);
+  $('name-input').value = params.get('name') || localStorage.getItem('roomlease.demo.name') || pick(NAMES);
+  $('room-input').value = params.get('room') || 'lobby';
+  $('settings').textContent = settingsLine(config);
+  $('join-button').disabled = false;
+
+  $('join-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    join($('room-input').value.trim(), $('name-input').value.trim());
+  });
+  $('leave-button').addEventListener('click', onLeaveButton);
+  $('crash-button').addEventListener('click', onCrashButton);
+  $('message-input').addEventListener('input', () => room?.setTyping($('message-input').value.length > 0));
+  $('message-input').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') {
+      $('message-input').value = '';
+      room?.setTyping(false);
+    }
+  });
+  $('read-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const seq = Number($('read-input').value);
+    if (!room || !Number.isSafeInteger(seq) || seq < 0) return;
+    const stored = await room.markRead(seq).catch((err) => log(`Read receipt refused: ${err.message}`));
+    if (stored != null) log(`You have read up to message ${stored}.`);
+  });
+  setInterval(tick, 250);
+
+  if (params.get('join') === '1') join($('room-input').value, $('name-input').value);
+}
+
+async function join(roomId, name) {
+  hideJoinError();
+  if (!/^[A-Za-z0-9._~-]{1,128}$/.test(roomId) || roomId === '.' || roomId === '..') {
+    showJoinError('Room names use letters, digits and - _ . ~ (up to 128).');
+    return;
+  }
+  localStorage.setItem('roomlease.demo.name', name);
+  $('join-button').disabled = true;
+  try {
+    teardownView();
+    const r = await client.join(roomId, { displayName: name });
+    room = r;
+    bindRoom(r);
+    const url = new URL(location.href);
+    url.searchParams.set('room', roomId);
+    url.searchParams.delete('join');
+    history.replaceState(null, '', url);
+    log(`You joined #${roomId} (session generation ${r.generation}).`);
+  } catch (err) {
+    showJoinError(`Could not join: ${err.message}`);
+  } finally {
+    $('join-button').disabled = false;
+  }
+}
+
+function bindRoom(r) {
+  $('join-card').hidden = true;
+  $('room-view').hidden = false;
+  $('room-name').textContent = r.roomId;
+  $('leave-button').textContent = 'Leave';
+  $('crash-button').textContent = 'Simulate crash';
+  renderStatus(r.status);
+  renderRoster(r.participants);
+  renderTyping(r.typing);
+  renderLifecycle(r.room);
+  let lastNames = new Map();
+  let lastState = r.room?.state ?? null;
+  unsubscribe = [
+    r.on('status', ({ status, reason }) => {
+      renderStatus(status);
+      tick();
+      if (status === 'rejoining') log('The server no longer knew this lease (409): joining again.');
+      if (status === 'joined' && reason === 'rejoin') log(`Rejoined with generation ${r.generation}.`);
+      if (status === 'joined' && reason === 'resume') log('Recovered from the crash: checking the lease…');
+      if (status === 'crashed') log('Crash simulated: no more heartbeats, no leave.');
+      if (status === 'expired') log('Your lease ran out and the sweeper removed you.');
+      if (status === 'denied') log('The room refused you.');
+    }),
+    r.on('roster', ({ participants }) => {
+      const now = new Map(participants.map((p) => [p.participantId, p.displayName]));
+      if (r.status === 'joined' || r.status === 'crashed') {
+        for (const [id, n] of now) if (!lastNames.has(id) && id !== r.participantId) log(`${n || 'Someone'} joined.`);
+        for (const [id, n] of lastNames) if (!now.has(id) && id !== r.participantId) log(`${n || 'Someone'} left.`);
+      }
+      lastNames = now;
+      renderRoster(participants);
+    }),
+    r.on('typing', ({ typing }) => renderTyping(typing)),
+    r.on('receipts', () => renderRoster(r.participants)),
+    r.on('room', (info) => {
+      const was = lastState;
+      lastState = info.exists === false ? 'deleted' : info.state;
+      if (info.exists === false && was !== 'deleted') log('The room was torn down.');
+      else if (info.state === 'suspected_empty' && was !== 'suspected_empty') log('The room is empty: its grace period started.');
+      else if (info.state === 'active' && was === 'suspected_empty') log('Someone joined during the grace period: the room is active again.');
+      renderLifecycle(info);
+    }),
+    r.on('gap', async ({ from, to }) => {
+      // Firestore coalesces fast changes, so a jump is normal; re-reading
+      // through the API shows the roster that the latest revision reflects.
+      try {
+        const snap = await r.refresh();
+        log(`Revision jumped ${from} → ${to}; re-read: ${snap.participants.length} live at revision ${snap.revision}.`);
+      } catch {
+        // Left meanwhile: nothing to reconcile.
+      }
+    }),
+    r.on('error', ({ error, during }) => {
+      if (during !== 'heartbeat' || error.status !== 0) log(`${during} failed: ${error.message} (retrying)`);
+    }),
+  ];
+}
+
+function teardownView() {
+  for (const stop of unsubscribe) stop();
+  unsubscribe = [];
+  if (room && room.status !== 'left') room.close();
+  room = null;
+}
+
+async function onLeaveButton() {
+  if (!room) return;
+  if (room.isFinished) {
+    join(room.roomId, $('name-input').value.trim());
+    return;
+  }
+  $('leave-button').disabled = true;
+  try {
+    const { removed } = await room.leave();
+    log(removed ? 'You left the room.' : 'You left (the server had already let your lease go).');
+  } catch (err) {
+    log(`Leave failed: ${err.message}. Your lease will run out by itself.`);
+  } finally {
+    $('leave-button').disabled = false;
+    $('leave-button').textContent = 'Join again';
+    renderStatus(room.status);
+  }
+}
+
+function onCrashButton() {
+  if (!room) return;
+  if (room.status === 'crashed' || room.status === 'expired') {
+    room.resume();
+    $('crash-button').textContent = 'Simulate crash';
+  } else if (room.status === 'joined') {
+    room.simulateCrash();
+    $('crash-button').textContent = 'Recover';
+  }
+}
+
+// --- rendering ------------------------------------------------------------
+
+function renderStatus(status) {
+  $('status').textContent = STATUS_TEXT[status] || status;
+  $('status').dataset.status = status;
+  $('crash-button').disabled = !['joined', 'crashed', 'expired'].includes(status);
+  $('message-input').disabled = status !== 'joined';
+}
+
+function renderRoster(participants) {
+  const list = $('roster');
+  list.replaceChildren(...participants.map((p) => {
+    const li = document.createElement('li');
+    li.dataset.testid = 'participant';
+    li.dataset.participantId = p.participantId;
+    li.dataset.name = p.displayName;
+    const avatar = document.createElement('span');
+    avatar.className = 'avatar';
+    avatar.style.background = colorFor(p.participantId);
+    avatar.textContent = initials(p.displayName);
+    const who = document.createElement('span');
+    who.className = 'who';
+    const name = document.createElement('span');
+    name.className = 'name';
+    name.textContent = p.displayName || 'Anonymous';
+    if (p.isSelf) {
+      const you = document.createElement('span');
+      you.className = 'you';
+      you.textContent = 'you';
+      name.append(you);
+    }
+    const meta = document.createElement('span');
+    meta.className = 'meta';
+    const bits = [];
+    if (p.sessionCount > 1) bits.push(`${p.sessionCount} tabs`);
+    if (p.joinedAt) bits.push(`joined ${p.joinedAt.toLocaleTimeString()}`);
+    const read = room?.receipts[p.participantId];
+    if (read !== undefined) bits.push(`read up to #${read}`);
+    meta.textContent = bits.join(' · ');
+    meta.dataset.testid = 'participant-meta';
+    who.append(name, meta);
+    li.append(avatar, who);
+    return li;
+  }));
+  $('count').textContent = String(participants.length);
+  $('roster-empty').hidden = participants.length > 0;
+}
+
+function renderTyping(typing) {
+  const others = typing.filter((t) => !t.isSelf).map((t) => t.displayName || 'Someone');
+  let text = '';
+  if (others.length === 1) text = `${others[0]} is typing…`;
+  else if (others.length === 2) text = `${others[0]} and ${others[1]} are typing…`;
+  else if (others.length > 2) text = `${others.length} people are typing…`;
+  $('typing').textContent = text;
+}
+
+function renderLifecycle(info) {
+  const el = $('lifecycle');
+  if (!info) {
+    el.dataset.state = 'unknown';
+    $('lifecycle-text').textContent = 'Connecting…';
+    return;
+  }
+  if (info.exists === false) {
+    el.dataset.state = 'deleted';
+    $('lifecycle-text').textContent = 'Torn down';
+  } else if (!info.visible) {
+    el.dataset.state = 'hidden';
+    $('lifecycle-text').textContent = 'Others are still here (visible to participants only)';
+  } else if (info.state === 'suspected_empty') {
+    el.dataset.state = 'suspected_empty';
+    $('lifecycle-text').textContent = countdownText(info.cleanupAfter);
+  } else {
+    el.dataset.state = 'active';
+    $('lifecycle-text').textContent = `Active · ${info.participantCount} here`;
+  }
+  $('revision').textContent = info.revision ?? room?.revision ?? '–';
+}
+
+function countdownText(cleanupAfter) {
+  if (!cleanupAfter) return 'Empty';
+  const left = Math.ceil((cleanupAfter.getTime() - client.serverNow().getTime()) / 1000);
+  if (left > 0) return `Empty · torn down in ${left} s unless someone joins`;
+  return 'Empty · teardown due';
+}
+
+/** Four times a second: the countdowns (lease, grace) move on server time. */
+function tick() {
+  if (!room) return;
+  if (room.room?.state === 'suspected_empty' && room.room.exists) {
+    $('lifecycle-text').textContent = countdownText(room.room.cleanupAfter);
+  }
+  if (room.status === 'joined' && room.leaseExpiresAt) {
+    const left = (room.leaseExpiresAt.getTime() - client.serverNow().getTime()) / 1000;
+    $('lease').textContent = left > 0 ? `${left.toFixed(1)} s left` : 'renewing…';
+  } else if (room.status === 'crashed' && room.leaseExpiresAt) {
+    const left = (room.leaseExpiresAt.getTime() - client.serverNow().getTime()) / 1000;
+    $('lease').textContent = left > 0 ? `ends in ${left.toFixed(1)} s` : 'ended: waiting for the sweeper';
+  } else {
+    $('lease').textContent = '–';
+  }
+}
+
+function settingsLine(c) {
+  const parts = [];
+  if (c.heartbeatSeconds) parts.push(`heartbeat every ${c.heartbeatSeconds} s`);
+  if (c.leaseSeconds) parts.push(`lease ${c.leaseSeconds} s`);
+  if (c.typingSeconds) parts.push(`typing expires after ${c.typingSeconds} s`);
+  if (c.emptyRoomGraceSeconds) parts.push(`empty rooms torn down after ${c.emptyRoomGraceSeconds} s`);
+  return parts.length ? `This server: ${parts.join(', ')}.` : '';
+}
+
+function log(text) {
+  const li = document.createElement('li');
+  const time = document.createElement('time');
+  time.textContent = new Date().toLocaleTimeString();
+  const span = document.createElement('span');
+  span.textContent = text;
+  li.append(time, span);
+  $('log').prepend(li);
+  while ($('log').children.length > 200) $('log').lastElementChild.remove();
+}
+
+function showJoinError(text) {
+  $('join-card').hidden = false;
+  $('join-error').textContent = text;
+  $('join-error').hidden = false;
+}
+
+function hideJoinError() {
+  $('join-error').hidden = true;
+}
+
+function code(text) {
+  const c = document.createElement('code');
+  c.textContent = text;
+  return c;
+}
+
+function short(id) {
+  return id.length > 10 ? `${id.slice(0, 8)}…` : id;
+}
+
+function pick(list) {
+  return list[Math.floor(Math.random() * list.length)];
+}
+
+function initials(name) {
+  const parts = (name || '?').trim().split(/\s+/);
+  return (parts[0][0] + (parts[1]?.[0] || '')).toUpperCase();
+}
+
+function colorFor(id) {
+  let h = 0;
+  for (const ch of id) h = (h * 31 + ch.charCodeAt(0)) % 360;
+  return `hsl(${h} 55% 48%)`;
+}
