@@ -1,0 +1,57 @@
+package sweep
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config tunes a sweeper. Zero fields take the defaults.
+type Config struct {
+	DefaultMode Mode          // when roomlease/config sets none; default enforce
+	RunBudget   time.Duration // how long Run keeps sweeping; default 55s
+	BatchSize   int           // rows per step of a pass; default 200
+	// PassTimeout bounds one pass. Firestore's client retries an
+	// unreachable backend until the context's deadline, so this is also how
+	// long a pass waits before it reports an outage.
+	PassTimeout time.Duration // default 20s
+	MinWait     time.Duration // shortest pause between passes; default 100ms
+	MaxWait     time.Duration // longest pause between passes; default 5s
+	MaxBackoff  time.Duration // longest pause after failures; default 30s
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if c.DefaultMode == "" {
+		c.DefaultMode = Enforce
+	}
+	def(&c.RunBudget, 55*time.Second)
+	def(&c.PassTimeout, 20*time.Second)
+	def(&c.MinWait, 100*time.Millisecond)
+	def(&c.MaxWait, 5*time.Second)
+	def(&c.MaxBackoff, 30*time.Second)
+	if c.BatchSize == 0 {
+		c.BatchSize = 200
+	}
+	return c
+}
+
+// Validate returns an error naming the first setting that cannot work.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	if _, err := ParseMode(string(c.DefaultMode)); err != nil {
+		return err
+	}
+	switch {
+	case c.BatchSize < 1 || c.BatchSize > 500:
+		return fmt.Errorf("sweep batch size %d must be between 1 and 500", c.BatchSize)
+	case c.MinWait <= 0 || c.MaxWait < c.MinWait:
+		return fmt.Errorf("sweep waits must satisfy 0 < min (%v) <= max (%v)", c.MinWait, c.MaxWait)
+	case c.RunBudget < 0:
+		return fmt.Errorf("sweep budget %v must not be negative", c.RunBudget)
+	}
+	return nil
+}
