@@ -46,19 +46,21 @@ type ExpiryResult struct {
 // two serialise; there is no half-renewed lease.
 func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (ExpiryResult, error) {
 	var res ExpiryResult
-	err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		now := s.now()
-		st, err := s.readDeparture(tx, c.RoomID, c.ParticipantID, c.SessionID)
-		if err != nil {
-			return err
-		}
-		plan, outcome := s.settings.PlanExpiry(now, st, c)
-		res = ExpiryResult{Outcome: outcome, RoomSuspected: plan.RoomSuspected}
-		if outcome != presence.Done {
-			return nil
-		}
-		return s.applyDeparture(tx, c.RoomID, c.ParticipantID, c.SessionID, plan)
-	}, firestore.MaxAttempts(maxAttempts))
+	err := s.inRoomTurn(ctx, c.RoomID, func() error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			now := s.now()
+			st, err := s.readDeparture(tx, c.RoomID, c.ParticipantID, c.SessionID)
+			if err != nil {
+				return err
+			}
+			plan, outcome := s.settings.PlanExpiry(now, st, c)
+			res = ExpiryResult{Outcome: outcome, RoomSuspected: plan.RoomSuspected}
+			if outcome != presence.Done {
+				return nil
+			}
+			return s.applyDeparture(tx, c.RoomID, c.ParticipantID, c.SessionID, plan)
+		}, firestore.MaxAttempts(maxAttempts))
+	})
 	return res, storeError("expiring a session", err)
 }
 

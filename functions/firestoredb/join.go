@@ -28,57 +28,59 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (JoinResult,
 	participantRef := s.participant(req.RoomID, req.ParticipantID)
 	sessionRef := s.session(req.RoomID, req.ParticipantID, req.SessionID)
 	var res JoinResult
-	err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		now := s.now()
-		// 1. Read everything the decision depends on in one round trip. The
-		// reads lock these documents until commit, so a concurrent leave,
-		// heartbeat or teardown of the same room either commits before our
-		// reads or waits and then sees our writes.
-		snaps, err := s.getAll(tx, roomRef, participantRef, sessionRef, s.policy(req.RoomID))
-		if err != nil {
-			return err
-		}
-		var st presence.JoinState
-		if st.Room, err = decodeRoom(snaps[0], req.RoomID); err != nil {
-			return err
-		}
-		if st.Participant, err = decodeParticipant(snaps[1], req.RoomID, req.ParticipantID); err != nil {
-			return err
-		}
-		if st.Session, err = decodeSession(snaps[2]); err != nil {
-			return err
-		}
-		if st.Policy, err = decodePolicy(snaps[3]); err != nil {
-			return err
-		}
+	err := s.inRoomTurn(ctx, req.RoomID, func() error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			now := s.now()
+			// 1. Read everything the decision depends on in one round trip. The
+			// reads lock these documents until commit, so a concurrent leave,
+			// heartbeat or teardown of the same room either commits before our
+			// reads or waits and then sees our writes.
+			snaps, err := s.getAll(tx, roomRef, participantRef, sessionRef, s.policy(req.RoomID))
+			if err != nil {
+				return err
+			}
+			var st presence.JoinState
+			if st.Room, err = decodeRoom(snaps[0], req.RoomID); err != nil {
+				return err
+			}
+			if st.Participant, err = decodeParticipant(snaps[1], req.RoomID, req.ParticipantID); err != nil {
+				return err
+			}
+			if st.Session, err = decodeSession(snaps[2]); err != nil {
+				return err
+			}
+			if st.Policy, err = decodePolicy(snaps[3]); err != nil {
+				return err
+			}
 
-		// 2. Decide.
-		plan, err := s.settings.PlanJoin(now, st, req)
-		if err != nil {
-			return err
-		}
+			// 2. Decide.
+			plan, err := s.settings.PlanJoin(now, st, req)
+			if err != nil {
+				return err
+			}
 
-		// 3. Write only what changed: a reconnect of a known session touches
-		// the session document alone.
-		if plan.WriteRoom {
-			if err := tx.Set(roomRef, roomToRecord(plan.Room)); err != nil {
+			// 3. Write only what changed: a reconnect of a known session touches
+			// the session document alone.
+			if plan.WriteRoom {
+				if err := tx.Set(roomRef, roomToRecord(plan.Room)); err != nil {
+					return err
+				}
+				s.ops.write(1)
+			}
+			if plan.WriteParticipant {
+				if err := tx.Set(participantRef, participantToRecord(plan.Participant)); err != nil {
+					return err
+				}
+				s.ops.write(1)
+			}
+			if err := tx.Set(sessionRef, sessionToRecord(plan.Session)); err != nil {
 				return err
 			}
 			s.ops.write(1)
-		}
-		if plan.WriteParticipant {
-			if err := tx.Set(participantRef, participantToRecord(plan.Participant)); err != nil {
-				return err
-			}
-			s.ops.write(1)
-		}
-		if err := tx.Set(sessionRef, sessionToRecord(plan.Session)); err != nil {
-			return err
-		}
-		s.ops.write(1)
-		res = JoinResult{Session: plan.Session, Revision: plan.Room.Revision}
-		return nil
-	}, firestore.MaxAttempts(maxAttempts))
+			res = JoinResult{Session: plan.Session, Revision: plan.Room.Revision}
+			return nil
+		}, firestore.MaxAttempts(maxAttempts))
+	})
 	return res, storeError("join", err)
 }
 

@@ -21,16 +21,18 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (bool, error
 		return false, err
 	}
 	var removed bool
-	err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		now := s.now()
-		st, err := s.readDeparture(tx, ref.RoomID, ref.ParticipantID, ref.SessionID)
-		if err != nil {
-			return err
-		}
-		plan := s.settings.PlanLeave(now, st, ref)
-		removed = plan.Removed
-		return s.applyDeparture(tx, ref.RoomID, ref.ParticipantID, ref.SessionID, plan)
-	}, firestore.MaxAttempts(maxAttempts))
+	err := s.inRoomTurn(ctx, ref.RoomID, func() error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			now := s.now()
+			st, err := s.readDeparture(tx, ref.RoomID, ref.ParticipantID, ref.SessionID)
+			if err != nil {
+				return err
+			}
+			plan := s.settings.PlanLeave(now, st, ref)
+			removed = plan.Removed
+			return s.applyDeparture(tx, ref.RoomID, ref.ParticipantID, ref.SessionID, plan)
+		}, firestore.MaxAttempts(maxAttempts))
+	})
 	return removed, storeError("leave", err)
 }
 

@@ -22,6 +22,8 @@ type Store struct {
 	// attempt sees one instant and a retried attempt sees a fresh one.
 	now func() time.Time
 	ops opMeter
+	// rooms queues this process's transactions per room (see roomQueue).
+	rooms *roomQueue
 	// afterTeardownCheck, when set (by tests only), runs inside the teardown
 	// transaction between the occupancy check and the commit, so that a test
 	// can commit a competing write at exactly that point.
@@ -31,13 +33,23 @@ type Store struct {
 // New returns a Store on client. now is the clock; production passes
 // time.Now, tests pass a clock they advance.
 func New(client *firestore.Client, settings presence.Settings, now func() time.Time) *Store {
-	return &Store{client: client, settings: settings, now: now}
+	return &Store{client: client, settings: settings, now: now, rooms: newRoomQueue()}
 }
 
 // maxAttempts bounds transaction retries under contention. A burst of joins
 // into one room contends on the room document; Firestore aborts all but one
 // and the client retries with backoff, so the bound is generous.
 const maxAttempts = 30
+
+// inRoomTurn runs f on roomID's turn in this process's queue.
+func (s *Store) inRoomTurn(ctx context.Context, roomID string, f func() error) error {
+	leave, err := s.rooms.enter(ctx, roomID)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return f()
+}
 
 func (s *Store) room(id string) *firestore.DocumentRef {
 	return s.client.Collection(RoomsCollection).Doc(id)

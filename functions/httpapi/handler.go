@@ -39,6 +39,9 @@ type TokenVerifier interface {
 	VerifyIDToken(ctx context.Context, idToken string) (string, error)
 }
 
+// RequestTimeout bounds the work done for one request.
+const RequestTimeout = 20 * time.Second
+
 // Options configure a Handler.
 type Options struct {
 	Presence       Presence
@@ -133,6 +136,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.writeError(w, r, errorf(presence.EInvalid, "roomId is not a valid path segment"))
 			return
 		}
+		// A bound on the whole request: under heavy contention a
+		// transaction would otherwise keep retrying; a prompt 503 lets the
+		// client back off instead of hanging.
+		ctx, cancel := context.WithTimeout(r.Context(), RequestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
 		uid, err := h.authenticate(r)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="roomlease"`)
