@@ -1,0 +1,164 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/sweep"
+)
+
+// SeedRooms writes n well-formed rooms directly (BulkWriter), in the shape
+// firestoredb writes them (see functions/firestoredb/records.go). Active
+// rooms get one roster entry and one session whose lease runs leaseLeft
+// from now; empty ones are suspected_empty and due (cleanupAfter passed),
+// with no documents beneath.
+func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n int, active bool, leaseLeft time.Duration) error {
+	now := time.Now().UTC()
+	horizon := now.Add(30 * 24 * time.Hour)
+	bw := client.BulkWriter(ctx)
+	var jobs []*firestore.BulkWriterJob
+	for i := range n {
+		id := fmt.Sprintf("%s-%05d", prefix, i)
+		room := client.Collection(firestoredb.RoomsCollection).Doc(id)
+		rec := map[string]any{
+			"roomId": id, "generation": int64(1), "revision": int64(1), "createdAt": now.Add(-time.Hour),
+			"updatedAt": now.Add(-time.Minute), "expireAt": horizon,
+		}
+		if active {
+			rec["state"], rec["participantCount"], rec["peakParticipants"] = "active", int64(1), int64(1)
+			rec["emptySince"], rec["cleanupAfter"] = nil, nil
+		} else {
+			rec["state"], rec["participantCount"], rec["peakParticipants"] = "suspected_empty", int64(0), int64(1)
+			rec["emptySince"], rec["cleanupAfter"] = now.Add(-2*time.Minute), now.Add(-time.Minute)
+		}
+		j, err := bw.Set(room, rec)
+		if err != nil {
+			return err
+		}
+		jobs = append(jobs, j)
+		if active {
+			uid := "u" + id
+			p := room.Collection(firestoredb.ParticipantsCollection).Doc(uid)
+			j, err = bw.Set(p, map[string]any{"roomId": id, "participantId": uid, "displayName": "seed",
+				"joinedAt": now.Add(-time.Hour), "sessionCount": int64(1), "expireAt": horizon})
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, j)
+			lease := now.Add(leaseLeft)
+			j, err = bw.Set(p.Collection(firestoredb.SessionsCollection).Doc("tab-1"), map[string]any{
+				"roomId": id, "participantId": uid, "sessionId": "tab-1", "generation": int64(1),
+				"leaseExpiresAt": lease, "expireAt": lease.Add(24 * time.Hour), "createdAt": now.Add(-time.Hour),
+				"roomExpireAt": horizon, "entryExpireAt": horizon})
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	bw.End()
+	for _, j := range jobs {
+		if _, err := j.Results(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SweepCost is the sweeper's cost on one population.
+type SweepCost struct {
+	Rooms         int     `json:"rooms"`
+	Passes        int     `json:"passes"`
+	ReadsPerPass  float64 `json:"readsPerIdlePass"`
+	WritesPerPass float64 `json:"writesPerIdlePass"`
+	PassLatency   Summary `json:"passLatency"`
+	SeedSeconds   float64 `json:"seedSeconds"`
+	// NextDeadlineReads: the query the sweeper makes between passes.
+	NextDeadlineReads int64 `json:"nextDeadlineReads"`
+}
+
+// IdleSweepCost seeds n active rooms (every lease live) in client's project
+// and measures passes of a sweeper that finds nothing to do.
+func IdleSweepCost(ctx context.Context, client *firestore.Client, n, passes int) (SweepCost, error) {
+	t0 := time.Now()
+	if err := SeedRooms(ctx, client, "idle", n, true, 24*time.Hour); err != nil {
+		return SweepCost{}, err
+	}
+	res := SweepCost{Rooms: n, Passes: passes, SeedSeconds: time.Since(t0).Seconds()}
+	store := firestoredb.New(client, presence.DefaultSettings(), time.Now)
+	sw, err := sweep.New(store, sweep.Config{}, time.Now, nil, discardLogger())
+	if err != nil {
+		return res, err
+	}
+	sw.Pass(ctx) // warm-up: connections, indexes
+	before := store.Ops()
+	var lat Dist
+	for range passes {
+		t := time.Now()
+		if r := sw.Pass(ctx); r.Err != nil {
+			return res, r.Err
+		}
+		lat.Add(time.Since(t))
+	}
+	d := store.Ops().Sub(before)
+	res.ReadsPerPass = float64(d.Reads) / float64(passes)
+	res.WritesPerPass = float64(d.Writes) / float64(passes)
+	res.PassLatency = lat.Summary()
+	b := store.Ops()
+	if _, err := store.NextDeadline(ctx); err != nil {
+		return res, err
+	}
+	res.NextDeadlineReads = store.Ops().Sub(b).Reads
+	return res, nil
+}
+
+// TeardownBacklog is the sweeper working off a backlog of empty rooms.
+type TeardownBacklog struct {
+	Rooms          int     `json:"rooms"`
+	Deleted        int     `json:"deleted"`
+	Passes         int     `json:"passes"`
+	Seconds        float64 `json:"seconds"`
+	RoomsPerSecond float64 `json:"roomsPerSecond"`
+	ReadsPerRoom   float64 `json:"readsPerRoom"`
+	WritesPerRoom  float64 `json:"writesPerRoom"`
+	BatchSize      int     `json:"batchSize"`
+}
+
+// TeardownThroughput seeds n due empty rooms and runs passes (as the
+// sweeper's Run would, back to back under a backlog) until none is left.
+func TeardownThroughput(ctx context.Context, client *firestore.Client, n int) (TeardownBacklog, error) {
+	if err := SeedRooms(ctx, client, "empty", n, false, 0); err != nil {
+		return TeardownBacklog{}, err
+	}
+	store := firestoredb.New(client, presence.DefaultSettings(), time.Now)
+	cfg := sweep.Config{}
+	sw, err := sweep.New(store, cfg, time.Now, nil, discardLogger())
+	if err != nil {
+		return TeardownBacklog{}, err
+	}
+	res := TeardownBacklog{Rooms: n, BatchSize: 200}
+	before := store.Ops()
+	t0 := time.Now()
+	for res.Deleted < n && time.Since(t0) < 10*time.Minute {
+		r := sw.Pass(ctx)
+		res.Passes++
+		if r.Err != nil {
+			return res, r.Err
+		}
+		res.Deleted += r.RoomsDeleted
+		if r.RoomsDeleted == 0 && !r.Backlog {
+			break
+		}
+	}
+	res.Seconds = time.Since(t0).Seconds()
+	d := store.Ops().Sub(before)
+	res.RoomsPerSecond = Ratio(float64(res.Deleted), res.Seconds)
+	res.ReadsPerRoom = Ratio(float64(d.Reads), float64(res.Deleted))
+	res.WritesPerRoom = Ratio(float64(d.Writes), float64(res.Deleted))
+	return res, nil
+}
