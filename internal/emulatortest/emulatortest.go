@@ -86,20 +86,31 @@ func Firestore(tb testing.TB) (*firestore.Client, string) {
 	return client, project
 }
 
-// Reset deletes every document of project in the emulator at host.
+// Reset deletes every document of project in the emulator at host. Each
+// test has a project of its own, so a reset is hygiene, not isolation: the
+// emulator sometimes refuses one while streams of that project are still
+// closing (499), so it is retried a few times and then only logged.
 func Reset(tb testing.TB, host, project string) {
 	tb.Helper()
 	url := fmt.Sprintf("http://%s/emulator/v1/projects/%s/databases/(default)/documents", host, project)
-	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Errorf("resetting emulator project %s: %v", project, err)
-		return
+	var last string
+	for attempt := 0; attempt < 5; attempt++ {
+		if attempt > 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+		req, _ := http.NewRequest(http.MethodDelete, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return
+		}
+		last = resp.Status
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		tb.Errorf("resetting emulator project %s: status %s", project, resp.Status)
-	}
+	tb.Logf("could not reset emulator project %s (%s); its documents stay, unseen by other tests", project, last)
 }
 
 // Snapshot maps every document path in the project, subcollections
