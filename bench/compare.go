@@ -115,26 +115,22 @@ func (d *Bare) Watch(ctx context.Context, room string) (func() int64, error) {
 func (d *Bare) Ops() (int64, int64) { return d.reads.Load(), d.writes.Load() }
 
 func watchQuery(ctx context.Context, q firestore.Query) (func() int64, error) {
-	it := q.Snapshots(ctx)
-	if _, err := it.Next(); err != nil {
-		return nil, err
-	}
-	var n atomic.Int64
-	go func() {
-		defer it.Stop()
-		for {
-			if _, err := it.Next(); err != nil {
-				return
-			}
-			n.Add(1)
-		}
-	}()
-	return n.Load, nil
+	return countDeliveries(q.Snapshots(ctx))
 }
 
 func watchDoc(ctx context.Context, ref *firestore.DocumentRef) (func() int64, error) {
-	it := ref.Snapshots(ctx)
+	return countDeliveries(ref.Snapshots(ctx))
+}
+
+// countDeliveries waits for a listener's first snapshot (the initial state,
+// not a delivery caused by the workload), then counts every later one until
+// the listener ends. It returns the counter.
+func countDeliveries[T any](it interface {
+	Next() (T, error)
+	Stop()
+}) (func() int64, error) {
 	if _, err := it.Next(); err != nil {
+		it.Stop()
 		return nil, err
 	}
 	var n atomic.Int64
