@@ -31,6 +31,9 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (JoinResult,
 	err := s.inRoomTurn(ctx, req.RoomID, func() error {
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 			now := s.now()
+			if s.hooks.beforeJoinReads != nil {
+				s.hooks.beforeJoinReads()
+			}
 			// 1. Read everything the decision depends on in one round trip. The
 			// reads lock these documents until commit, so a concurrent leave,
 			// heartbeat or teardown of the same room either commits before our

@@ -2,6 +2,7 @@ package firestoredb_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,34 +52,59 @@ func TestRace6_JoinAfterTheSweepersReadWins(t *testing.T) {
 }
 
 // The same race one step later: the join arrives while the teardown
-// transaction is between its occupancy check and its commit. Firestore's
-// locks make the join wait (the teardown read the room document the join
-// must write), so the teardown commits first and the join then starts a
-// fresh lifetime of the room. The purge that follows must spare it.
+// transaction is between its occupancy check and its commit.
+//
+// Two hooks force that ordering. The teardown pauses after its check until
+// bob's join has entered its transaction; the join pauses before its reads
+// until the teardown has committed. Production Firestore ends the real race
+// the same way: the join's first attempt, if it read the room before the
+// teardown committed, is wounded by the older teardown and retried, and the
+// retry reads the room after the commit. (The emulator breaks that deadlock
+// by a lock timeout that may abort either side, so letting the two attempts
+// overlap there would test the emulator's dice, not roomlease.) The join
+// then starts a fresh lifetime of the room, and the purge must spare it.
 func TestRace6_JoinDuringTheTeardownSurvivesAsANewLifetime(t *testing.T) {
 	f := MustOpenStore(t)
 	seen := emptyRoom(t, f, "r6b")
 
+	joinEntered := make(chan struct{})
+	teardownCommitted := make(chan struct{})
+	var joinAttempts atomic.Int32
+	f.other.SetBeforeJoinReads(func() {
+		if joinAttempts.Add(1) == 1 {
+			close(joinEntered)
+			<-teardownCommitted
+		}
+	})
 	joined := make(chan error, 1)
-	once := false
+	var checks atomic.Int32
 	f.store.SetAfterTeardownCheck(func() {
-		if once {
+		if checks.Add(1) != 1 {
 			return
 		}
-		once = true
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			_, err := f.other.Join(ctx, presence.JoinRequest{RoomID: "r6b", ParticipantID: "bob", SessionID: "tab"})
 			joined <- err
 		}()
+		<-joinEntered
 	})
 	res, err := f.store.TearDown(f.ctx, presence.CandidateOf(seen), true)
+	select {
+	case err := <-joined:
+		t.Fatalf("bob's join finished (%v) before the teardown returned: the ordering was not forced", err)
+	default:
+	}
+	close(teardownCommitted)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Verdict != presence.TearDown || res.Closing == nil {
 		t.Fatalf("verdict %v, want the teardown to commit first", res.Verdict)
+	}
+	if n := checks.Load(); n != 1 {
+		t.Fatalf("the teardown ran its check %d times, want 1 (no retry)", n)
 	}
 	if err := <-joined; err != nil {
 		t.Fatalf("bob's join: %v", err)

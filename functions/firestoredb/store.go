@@ -24,9 +24,18 @@ type Store struct {
 	ops opMeter
 	// rooms queues this process's transactions per room (see roomQueue).
 	rooms *roomQueue
-	// afterTeardownCheck, when set (by tests only), runs inside the teardown
-	// transaction between the occupancy check and the commit, so that a test
-	// can commit a competing write at exactly that point.
+	// hooks are seams for race tests only (set through export_test.go).
+	hooks testHooks
+}
+
+// testHooks pause a transaction at a named point, so that a race test forces
+// the interleaving it names instead of hoping a sleep lines it up. Each runs
+// inside the transaction's attempt; nil hooks cost nothing.
+type testHooks struct {
+	// beforeJoinReads runs in a join's attempt before it reads anything.
+	beforeJoinReads func()
+	// afterTeardownCheck runs in the teardown's attempt between the
+	// occupancy check and the commit.
 	afterTeardownCheck func()
 }
 

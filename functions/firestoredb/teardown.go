@@ -93,8 +93,8 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 		}
 		res.LiveLeases = len(live)
 		res.Verdict = presence.JudgeTeardown(now, room, c, len(live))
-		if s.afterTeardownCheck != nil {
-			s.afterTeardownCheck()
+		if s.hooks.afterTeardownCheck != nil {
+			s.hooks.afterTeardownCheck()
 		}
 		switch {
 		case res.Verdict == presence.LeasesLive:
