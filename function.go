@@ -7,7 +7,6 @@ package roomlease
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/roomlease/roomlease/functions/app"
 	"github.com/roomlease/roomlease/functions/config"
+	"github.com/roomlease/roomlease/functions/httpjson"
 	"github.com/roomlease/roomlease/functions/logging"
 )
 
@@ -46,6 +46,9 @@ func instance() (*app.App, error) {
 			return
 		}
 		logLevel.Set(cfg.LogLevel)
+		for _, w := range cfg.Warnings {
+			log.Warn("roomlease configuration", "warning", w)
+		}
 		wired, wireErr = app.New(context.Background(), cfg, log)
 	})
 	return wired, wireErr
@@ -71,10 +74,7 @@ func instanceOrFail(w http.ResponseWriter) *app.App {
 	a, err := instance()
 	if err != nil {
 		log.Error("roomlease is not configured", "error", err.Error())
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(http.StatusInternalServerError)
-		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{
-			"code": "internal", "message": "the service is misconfigured; see its logs"}})
+		httpjson.WriteError(w, http.StatusInternalServerError, "internal", "the service is misconfigured; see its logs")
 		return nil
 	}
 	return a

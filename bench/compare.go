@@ -38,12 +38,12 @@ type Roomlease struct {
 func (Roomlease) Name() string { return "roomlease" }
 
 func (d Roomlease) Join(ctx context.Context, room, uid string) (int64, error) {
-	res, err := d.Store.Join(ctx, presence.JoinRequest{RoomID: room, ParticipantID: uid, SessionID: "s1"})
+	res, err := d.Store.Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: uid, SessionID: "s1"}})
 	return res.Session.Generation, err
 }
 
 func (d Roomlease) Heartbeat(ctx context.Context, room, uid string, gen int64) error {
-	_, err := d.Store.Heartbeat(ctx, presence.SessionRef{RoomID: room, ParticipantID: uid, SessionID: "s1", Generation: gen})
+	_, err := d.Store.Heartbeat(ctx, presence.SessionRef{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: uid, SessionID: "s1"}, Generation: gen})
 	return err
 }
 

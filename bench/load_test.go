@@ -30,7 +30,7 @@ func TestTinyLoadRun(t *testing.T) {
 	}
 	settings := presence.DefaultSettings()
 	settings.Heartbeat, settings.Lease = time.Second, 10*time.Second
-	h := httpapi.New(httpapi.Options{Presence: firestoredb.New(client, settings, time.Now), Tokens: verifier, Settings: settings,
+	h := httpapi.New(httpapi.Options{Store: firestoredb.New(client, settings, time.Now), Tokens: verifier, Settings: settings,
 		AllowedOrigins: []string{"*"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -84,8 +84,8 @@ func MeasureOps(ctx context.Context, client *firestore.Client, room string) ([]O
 		out = append(out, c)
 	}
 	join := func(uid, sid string) (presence.SessionRef, error) {
-		res, err := store.Join(ctx, presence.JoinRequest{RoomID: room, ParticipantID: uid, SessionID: sid})
-		return presence.SessionRef{RoomID: room, ParticipantID: uid, SessionID: sid, Generation: res.Session.Generation}, err
+		res, err := store.Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: uid, SessionID: sid}})
+		return presence.SessionRef{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: uid, SessionID: sid}, Generation: res.Session.Generation}, err
 	}
 	var a1, b1, b2, c1 presence.SessionRef
 	measure("join: first user (creates the room)", func() (err error) { a1, err = join("alice", "tab-1"); return })
@@ -96,7 +96,10 @@ func MeasureOps(ctx context.Context, client *firestore.Client, room string) ([]O
 	for i := range 3 {
 		measure(fmt.Sprintf("heartbeat #%d", i+1), func() error { _, err := store.Heartbeat(ctx, a1); return err })
 	}
-	measure("room read (3 participants, 4 live sessions)", func() error { _, err := store.Roster(ctx, room, "alice"); return err })
+	measure("room read (3 participants, 4 live sessions)", func() error {
+		_, err := store.Roster(ctx, presence.RosterRequest{RoomID: room, CallerID: "alice"})
+		return err
+	})
 	measure("leave: one tab of a two-tab user", func() error { _, err := store.Leave(ctx, b2); return err })
 	stale := a1
 	stale.Generation--

@@ -61,7 +61,7 @@ func TestDevServer_CrashedClientAndRoomAreSweptAway(t *testing.T) {
 	const lease, grace = 2 * time.Second, 2 * time.Second
 	base := StartDevServer(t, []string{
 		"ROOMLEASE_HEARTBEAT_INTERVAL=1s", "ROOMLEASE_LEASE=2s", "ROOMLEASE_EMPTY_ROOM_GRACE=2s",
-		"ROOMLEASE_SWEEP_INTERVAL=1s",
+		"ROOMLEASE_SWEEP_MAX_PAUSE=1s",
 	})
 	user := emulatortest.SignUp(t)
 	room := fmt.Sprintf("swept-%d", time.Now().UnixNano())

@@ -42,6 +42,9 @@ func main() {
 		os.Exit(2)
 	}
 	log := logging.New(os.Stderr, cfg.LogLevel)
+	for _, w := range cfg.Warnings {
+		log.Warn("roomlease configuration", "warning", w)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 

@@ -47,7 +47,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	}
 	store := firestoredb.New(client, cfg.Presence, time.Now)
 	api := httpapi.New(httpapi.Options{
-		Presence: store, Tokens: verifier, Settings: cfg.Presence,
+		Store: store, Tokens: verifier, Settings: cfg.Presence,
 		AllowedOrigins: cfg.AllowedOrigins, Logger: log,
 	})
 	sweeper, err := sweep.New(store, cfg.Sweep, time.Now, sweep.SleepContext, log)

@@ -23,6 +23,9 @@ type Config struct {
 	AllowedOrigins []string // CORS origins for browser clients; "*" allows any
 	LogLevel       slog.Level
 	Sweep          sweep.Config
+	// Warnings are settings that work but should change (deprecated
+	// names); the caller logs them once the logger is set up.
+	Warnings []string
 }
 
 // Variable names, documented in the README's settings table.
@@ -42,7 +45,10 @@ const (
 	EnvArchiveReceipts  = "ROOMLEASE_ARCHIVE_RECEIPTS"
 	EnvCleanupMode      = "ROOMLEASE_CLEANUP_MODE"
 	EnvSweepBudget      = "ROOMLEASE_SWEEP_BUDGET"
-	EnvSweepInterval    = "ROOMLEASE_SWEEP_INTERVAL"
+	EnvSweepMaxPause    = "ROOMLEASE_SWEEP_MAX_PAUSE"
+	// EnvSweepInterval is the deprecated name of EnvSweepMaxPause: the
+	// setting never was an interval, only the longest pause between passes.
+	EnvSweepInterval = "ROOMLEASE_SWEEP_INTERVAL"
 	EnvSweepBatch       = "ROOMLEASE_SWEEP_BATCH"
 )
 
@@ -80,7 +86,16 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	duration(EnvTypingExpiry, &c.Presence.TypingExpiry)
 	duration(EnvClosingRetention, &c.Presence.ClosingRetention)
 	duration(EnvSweepBudget, &c.Sweep.RunBudget)
-	duration(EnvSweepInterval, &c.Sweep.MaxWait)
+	switch {
+	case getenv(EnvSweepMaxPause) != "":
+		duration(EnvSweepMaxPause, &c.Sweep.MaxWait)
+		if getenv(EnvSweepInterval) != "" {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s is ignored: %s is set", EnvSweepInterval, EnvSweepMaxPause))
+		}
+	case getenv(EnvSweepInterval) != "":
+		duration(EnvSweepInterval, &c.Sweep.MaxWait)
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s is deprecated; rename it %s", EnvSweepInterval, EnvSweepMaxPause))
+	}
 	if v := getenv(EnvArchiveReceipts); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

@@ -33,6 +33,31 @@ func TestFromEnv(t *testing.T) {
 			t.Fatalf("overrides: %+v", c)
 		}
 	})
+	t.Run("SweepMaxPause", func(t *testing.T) {
+		for name, tc := range map[string]struct {
+			env      map[string]string
+			want     time.Duration
+			warnings int
+		}{
+			"NewName":        {map[string]string{config.EnvSweepMaxPause: "2s"}, 2 * time.Second, 0},
+			"DeprecatedName": {map[string]string{config.EnvSweepInterval: "3s"}, 3 * time.Second, 1},
+			"NewNameWins":    {map[string]string{config.EnvSweepMaxPause: "2s", config.EnvSweepInterval: "3s"}, 2 * time.Second, 1},
+		} {
+			t.Run(name, func(t *testing.T) {
+				tc.env[config.EnvProjectID] = "p"
+				c, err := config.FromEnv(env(tc.env))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.Sweep.MaxWait != tc.want || len(c.Warnings) != tc.warnings {
+					t.Fatalf("max pause %v with warnings %q, want %v with %d", c.Sweep.MaxWait, c.Warnings, tc.want, tc.warnings)
+				}
+				if tc.warnings > 0 && !strings.Contains(c.Warnings[0], config.EnvSweepInterval) {
+					t.Fatalf("warning %q does not name %s", c.Warnings[0], config.EnvSweepInterval)
+				}
+			})
+		}
+	})
 	for name, tc := range map[string]struct {
 		env  map[string]string
 		want string

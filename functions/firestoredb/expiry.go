@@ -13,11 +13,9 @@ import (
 // before now, oldest deadline first, as the sweeper saw them. The read is
 // outside any transaction: each candidate is re-checked when expired.
 func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]presence.ExpiryCandidate, error) {
-	q := s.client.CollectionGroup(SessionsCollection).
+	snaps, err := s.queryAll(ctx, s.client.CollectionGroup(SessionsCollection).
 		Where(FieldLeaseExpiresAt, "<=", now).
-		OrderBy(FieldLeaseExpiresAt, firestore.Asc).Limit(limit)
-	snaps, err := q.Documents(ctx).GetAll()
-	s.ops.read(len(snaps))
+		OrderBy(FieldLeaseExpiresAt, firestore.Asc).Limit(limit))
 	if err != nil {
 		return nil, storeError("listing expired sessions", err)
 	}
@@ -33,89 +31,68 @@ func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) (
 	return out, nil
 }
 
-// ExpiryResult is what expiring one session did.
-type ExpiryResult struct {
-	Outcome       presence.Outcome
-	RoomSuspected bool // the roster became empty
-}
-
 // ExpireSession removes c's session if, inside the transaction, it is still
 // the same generation with the same ended lease. A heartbeat that committed
 // first (new deadline) or a rejoin (new generation) wins: Conflict, no write.
 // Because the expiry and a heartbeat both read the session document, the
 // two serialise; there is no half-renewed lease.
-func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (ExpiryResult, error) {
-	var res ExpiryResult
-	err := s.inRoomTurn(ctx, c.RoomID, func() error {
-		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-			now := s.now()
-			st, err := s.readDeparture(tx, c.RoomID, c.ParticipantID, c.SessionID)
-			if err != nil {
-				return err
-			}
-			plan, outcome := s.settings.PlanExpiry(now, st, c)
-			res = ExpiryResult{Outcome: outcome, RoomSuspected: plan.RoomSuspected}
-			if outcome != presence.Done {
-				return nil
-			}
-			return s.applyDeparture(tx, c.RoomID, c.ParticipantID, c.SessionID, plan)
-		}, firestore.MaxAttempts(maxAttempts))
+func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (presence.ExpiryResult, error) {
+	var res presence.ExpiryResult
+	k := presence.SessionKey{RoomID: c.RoomID, ParticipantID: c.ParticipantID, SessionID: c.SessionID}
+	err := s.transact(ctx, "expiring a session", c.RoomID, func(tx *txn, now time.Time) error {
+		st, err := s.readDeparture(tx, k)
+		if err != nil {
+			return err
+		}
+		plan, outcome := s.settings.PlanExpiry(now, st, c)
+		res = presence.ExpiryResult{Outcome: outcome, RoomSuspected: plan.RoomSuspected}
+		if outcome != presence.Done {
+			return nil
+		}
+		return s.applyDeparture(tx, k, plan)
 	})
-	return res, storeError("expiring a session", err)
-}
-
-// TypingCandidate is a typing signal the sweeper saw expired.
-type TypingCandidate struct {
-	RoomID        string
-	ParticipantID string
-	ExpiresAt     time.Time
+	return res, err
 }
 
 // ExpiredTyping returns up to limit typing signals that expired at or before
 // now, oldest first.
-func (s *Store) ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]TypingCandidate, error) {
-	q := s.client.CollectionGroup(TypingCollection).
+func (s *Store) ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]presence.TypingCandidate, error) {
+	snaps, err := s.queryAll(ctx, s.client.CollectionGroup(TypingCollection).
 		Where(FieldExpiresAt, "<=", now).
-		OrderBy(FieldExpiresAt, firestore.Asc).Limit(limit)
-	snaps, err := q.Documents(ctx).GetAll()
-	s.ops.read(len(snaps))
+		OrderBy(FieldExpiresAt, firestore.Asc).Limit(limit))
 	if err != nil {
 		return nil, storeError("listing expired typing", err)
 	}
-	out := make([]TypingCandidate, 0, len(snaps))
+	out := make([]presence.TypingCandidate, 0, len(snaps))
 	for _, snap := range snaps {
-		rec, err := decode[typingRecord](snap)
+		t, err := decodeTyping(snap)
 		if err != nil {
 			return nil, storeError("listing expired typing", err)
 		}
-		out = append(out, TypingCandidate{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, ExpiresAt: rec.ExpiresAt})
+		out = append(out, presence.TypingCandidate{RoomID: t.RoomID, ParticipantID: t.ParticipantID, ExpiresAt: t.ExpiresAt})
 	}
 	return out, nil
 }
 
 // ClearTyping deletes c's signal unless it was renewed since it was seen.
-func (s *Store) ClearTyping(ctx context.Context, c TypingCandidate) (presence.Outcome, error) {
+func (s *Store) ClearTyping(ctx context.Context, c presence.TypingCandidate) (presence.Outcome, error) {
 	var outcome presence.Outcome
 	ref := s.typing(c.RoomID, c.ParticipantID)
-	err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		now := s.now()
-		snaps, err := s.getAll(tx, ref)
+	err := s.transact(ctx, "clearing typing", "", func(tx *txn, now time.Time) error {
+		snaps, err := tx.getAll(ref)
 		if err != nil {
 			return err
 		}
-		var stored *presence.Typing
-		if rec, err := decode[typingRecord](snaps[0]); err != nil {
+		stored, err := decodeTyping(snaps[0])
+		if err != nil {
 			return err
-		} else if rec != nil {
-			stored = &presence.Typing{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, ExpiresAt: rec.ExpiresAt}
 		}
 		if outcome = presence.TypingExpired(now, stored, c.ExpiresAt); outcome != presence.Done {
 			return nil
 		}
-		s.ops.write(1)
-		return tx.Delete(ref)
-	}, firestore.MaxAttempts(maxAttempts))
-	return outcome, storeError("clearing typing", err)
+		return tx.delete(ref)
+	})
+	return outcome, err
 }
 
 // NextDeadline returns the earliest instant at which sweeping has work:
@@ -134,8 +111,7 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 	}
 	var next time.Time
 	for _, q := range queries {
-		snaps, err := q.q.Documents(ctx).GetAll()
-		s.ops.read(len(snaps))
+		snaps, err := s.queryAll(ctx, q.q)
 		if err != nil {
 			return time.Time{}, storeError("finding the next deadline", err)
 		}

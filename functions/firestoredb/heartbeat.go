@@ -17,17 +17,18 @@ import (
 // expiring the same session either commits first (and we answer
 // EStaleGeneration) or waits for our renewal and then finds the lease live.
 //
-// Returns EStaleGeneration if the session is gone, has another generation or
-// its lease has ended.
+// Returns EInvalid for a malformed reference, EStaleGeneration if the
+// session is gone, has another generation or its lease has ended.
 func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Time, error) {
 	if err := ref.Validate(); err != nil {
 		return time.Time{}, err
 	}
-	sessionRef := s.session(ref.RoomID, ref.ParticipantID, ref.SessionID)
+	sessionRef := s.session(ref.SessionKey)
 	var deadline time.Time
-	err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		now := s.now()
-		snaps, err := s.getAll(tx, sessionRef)
+	// No room turn: a heartbeat touches no document that another session's
+	// request writes, so it has nothing to queue behind.
+	err := s.transact(ctx, "heartbeat", "", func(tx *txn, now time.Time) error {
+		snaps, err := tx.getAll(sessionRef)
 		if err != nil {
 			return err
 		}
@@ -53,25 +54,21 @@ func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Ti
 			}
 			updates = append(updates, more...)
 		}
+		deadline = renewed.LeaseExpiresAt
 		// Update, not Set: only the lease fields change, and the update
 		// fails rather than recreating the document if it vanished.
-		if err := tx.Update(sessionRef, updates); err != nil {
-			return err
-		}
-		s.ops.write(1)
-		deadline = renewed.LeaseExpiresAt
-		return nil
-	}, firestore.MaxAttempts(maxAttempts))
-	return deadline, storeError("heartbeat", err)
+		return tx.update(sessionRef, updates)
+	})
+	return deadline, err
 }
 
 // refreshExpiry pushes the room's and roster entry's expireAt forward when
 // they are within a day of running out, inside the heartbeat's transaction,
 // and returns the session fields that record the new values. Another session
 // may have refreshed them already; then they are only read.
-func (s *Store) refreshExpiry(tx *firestore.Transaction, now time.Time, ref presence.SessionRef, sess *presence.Session) ([]firestore.Update, error) {
+func (s *Store) refreshExpiry(tx *txn, now time.Time, ref presence.SessionRef, sess *presence.Session) ([]firestore.Update, error) {
 	refs := []*firestore.DocumentRef{s.room(ref.RoomID), s.participant(ref.RoomID, ref.ParticipantID)}
-	snaps, err := s.getAll(tx, refs...)
+	snaps, err := tx.getAll(refs...)
 	if err != nil {
 		return nil, err
 	}
@@ -85,15 +82,14 @@ func (s *Store) refreshExpiry(tx *firestore.Transaction, now time.Time, ref pres
 		current, _ := snap.Data()[FieldExpireAt].(time.Time)
 		next, write := s.settings.Refreshed(now, current)
 		if write {
-			if err := tx.Update(refs[i], []firestore.Update{{Path: FieldExpireAt, Value: next}}); err != nil {
+			if err := tx.update(refs[i], []firestore.Update{{Path: FieldExpireAt, Value: next}}); err != nil {
 				return nil, err
 			}
-			s.ops.write(1)
 		}
 		*copies[i] = next
 	}
 	return []firestore.Update{
-		{Path: "roomExpireAt", Value: sess.RoomExpireAt},
-		{Path: "entryExpireAt", Value: sess.EntryExpireAt},
+		{Path: FieldRoomExpireAt, Value: sess.RoomExpireAt},
+		{Path: FieldEntryExpireAt, Value: sess.EntryExpireAt},
 	}, nil
 }

@@ -86,7 +86,7 @@ func TestHeartbeat_RefreshesRoomAndEntryExpiryOncePerDay(t *testing.T) {
 	settings.Heartbeat, settings.Lease = 30*time.Minute, time.Hour
 	store := firestoredb.New(f.client, settings, f.clock.Now)
 	join := func(session string) presence.Session {
-		res, err := store.Join(f.ctx, presence.JoinRequest{RoomID: "long", ParticipantID: "alice", SessionID: session})
+		res, err := store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "long", ParticipantID: "alice", SessionID: session}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,9 +43,9 @@ func MustOpenStore(tb testing.TB) *fixture {
 	}
 }
 
-func (f *fixture) mustJoin(tb testing.TB, room, uid, session string) firestoredb.JoinResult {
+func (f *fixture) mustJoin(tb testing.TB, room, uid, session string) presence.JoinResult {
 	tb.Helper()
-	res, err := f.store.Join(f.ctx, presence.JoinRequest{RoomID: room, ParticipantID: uid, SessionID: session})
+	res, err := f.store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: uid, SessionID: session}})
 	if err != nil {
 		tb.Fatalf("join %s/%s/%s: %v", room, uid, session, err)
 	}
@@ -53,13 +53,13 @@ func (f *fixture) mustJoin(tb testing.TB, room, uid, session string) firestoredb
 }
 
 func ref(room, uid, session string, gen int64) presence.SessionRef {
-	return presence.SessionRef{RoomID: room, ParticipantID: uid, SessionID: session, Generation: gen}
+	return presence.SessionRef{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: uid, SessionID: session}, Generation: gen}
 }
 
 // liveIDs reads the roster as caller and returns the listed uids, sorted.
 func (f *fixture) liveIDs(tb testing.TB, room, caller string) ([]string, presence.Roster) {
 	tb.Helper()
-	r, err := f.store.Roster(f.ctx, room, caller)
+	r, err := f.store.Roster(f.ctx, presence.RosterRequest{RoomID: room, CallerID: caller})
 	if err != nil {
 		tb.Fatalf("roster of %s as %s: %v", room, caller, err)
 	}

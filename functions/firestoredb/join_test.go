@@ -14,7 +14,7 @@ import (
 func TestJoin(t *testing.T) {
 	t.Run("CreatesRoomEntryAndSession", func(t *testing.T) {
 		f := MustOpenStore(t)
-		res, err := f.store.Join(f.ctx, presence.JoinRequest{RoomID: "new", ParticipantID: "alice", SessionID: "tab",
+		res, err := f.store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "new", ParticipantID: "alice", SessionID: "tab"},
 			DisplayName: "Alice", HasDisplayName: true})
 		if err != nil {
 			t.Fatal(err)
@@ -50,7 +50,7 @@ func TestJoin(t *testing.T) {
 	t.Run("RenameIsAVisibleChange", func(t *testing.T) {
 		f := MustOpenStore(t)
 		f.mustJoin(t, "rn", "alice", "tab")
-		res, err := f.store.Join(f.ctx, presence.JoinRequest{RoomID: "rn", ParticipantID: "alice", SessionID: "tab",
+		res, err := f.store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "rn", ParticipantID: "alice", SessionID: "tab"},
 			DisplayName: "Al", HasDisplayName: true})
 		if err != nil || res.Revision != 2 {
 			t.Fatalf("rename: revision %d err %v, want revision 2", res.Revision, err)
@@ -63,16 +63,16 @@ func TestJoin(t *testing.T) {
 		settings.MaxParticipants = 2
 		store := firestoredb.New(f.client, settings, f.clock.Now)
 		for _, uid := range []string{"a", "b"} {
-			if _, err := store.Join(f.ctx, presence.JoinRequest{RoomID: "full", ParticipantID: uid, SessionID: "s"}); err != nil {
+			if _, err := store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "full", ParticipantID: uid, SessionID: "s"}}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		// Another tab of a participant is not a new participant.
-		if _, err := store.Join(f.ctx, presence.JoinRequest{RoomID: "full", ParticipantID: "a", SessionID: "s2"}); err != nil {
+		if _, err := store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "full", ParticipantID: "a", SessionID: "s2"}}); err != nil {
 			t.Fatalf("second tab of a listed participant: %v", err)
 		}
 		before := emulatortest.Snapshot(t, f.client)
-		_, err := store.Join(f.ctx, presence.JoinRequest{RoomID: "full", ParticipantID: "c", SessionID: "s"})
+		_, err := store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "full", ParticipantID: "c", SessionID: "s"}})
 		wantCode(t, err, presence.ERoomFull)
 		if changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
 			t.Fatalf("a refused join wrote %v", changed)
@@ -88,7 +88,7 @@ func TestJoin(t *testing.T) {
 		}
 		f.mustJoin(t, "private", "alice", "tab")
 		before := emulatortest.Snapshot(t, f.client)
-		_, err = f.store.Join(f.ctx, presence.JoinRequest{RoomID: "private", ParticipantID: "mallory", SessionID: "tab"})
+		_, err = f.store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "private", ParticipantID: "mallory", SessionID: "tab"}})
 		wantCode(t, err, presence.EForbidden)
 		if changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
 			t.Fatalf("a refused join wrote %v", changed)
@@ -130,11 +130,11 @@ func TestRoster(t *testing.T) {
 	f.mustJoin(t, "ro", "bob", "tab")
 
 	t.Run("ErrRoomNotFound", func(t *testing.T) {
-		_, err := f.store.Roster(f.ctx, "nowhere", "alice")
+		_, err := f.store.Roster(f.ctx, presence.RosterRequest{RoomID: "nowhere", CallerID: "alice"})
 		wantCode(t, err, presence.ENotFound)
 	})
 	t.Run("ErrCallerNotAParticipant", func(t *testing.T) {
-		_, err := f.store.Roster(f.ctx, "ro", "mallory")
+		_, err := f.store.Roster(f.ctx, presence.RosterRequest{RoomID: "ro", CallerID: "mallory"})
 		wantCode(t, err, presence.EForbidden)
 	})
 	t.Run("OmitsParticipantsWhoseLeaseEnded", func(t *testing.T) {
@@ -142,7 +142,7 @@ func TestRoster(t *testing.T) {
 		// 15 s lease has ended while bob's holds. Her entry is still stored
 		// (nothing removed it yet) but is not listed.
 		f.clock.Advance(6 * time.Second)
-		r, err := f.store.Roster(f.ctx, "ro", "bob")
+		r, err := f.store.Roster(f.ctx, presence.RosterRequest{RoomID: "ro", CallerID: "bob"})
 		if err != nil {
 			t.Fatal(err)
 		}

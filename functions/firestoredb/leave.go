@@ -2,8 +2,7 @@ package firestoredb
 
 import (
 	"context"
-
-	"cloud.google.com/go/firestore"
+	"time"
 
 	"github.com/roomlease/roomlease/functions/presence"
 )
@@ -16,38 +15,37 @@ import (
 // When the user's last session goes, the roster entry goes with it; when the
 // roster becomes empty, the room becomes suspected_empty with its
 // cleanupAfter set, for the sweeper to confirm later.
+//
+// Returns EInvalid for a malformed reference.
 func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (bool, error) {
 	if err := ref.Validate(); err != nil {
 		return false, err
 	}
 	var removed bool
-	err := s.inRoomTurn(ctx, ref.RoomID, func() error {
-		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-			now := s.now()
-			st, err := s.readDeparture(tx, ref.RoomID, ref.ParticipantID, ref.SessionID)
-			if err != nil {
-				return err
-			}
-			plan := s.settings.PlanLeave(now, st, ref)
-			removed = plan.Removed
-			return s.applyDeparture(tx, ref.RoomID, ref.ParticipantID, ref.SessionID, plan)
-		}, firestore.MaxAttempts(maxAttempts))
+	err := s.transact(ctx, "leave", ref.RoomID, func(tx *txn, now time.Time) error {
+		st, err := s.readDeparture(tx, ref.SessionKey)
+		if err != nil {
+			return err
+		}
+		plan := s.settings.PlanLeave(now, st, ref)
+		removed = plan.Removed
+		return s.applyDeparture(tx, ref.SessionKey, plan)
 	})
-	return removed, storeError("leave", err)
+	return removed, err
 }
 
 // readDeparture reads, inside tx, the documents that removing one session
 // depends on.
-func (s *Store) readDeparture(tx *firestore.Transaction, roomID, uid, sessionID string) (presence.DepartureState, error) {
+func (s *Store) readDeparture(tx *txn, k presence.SessionKey) (presence.DepartureState, error) {
 	var st presence.DepartureState
-	snaps, err := s.getAll(tx, s.room(roomID), s.participant(roomID, uid), s.session(roomID, uid, sessionID))
+	snaps, err := tx.getAll(s.room(k.RoomID), s.participant(k.RoomID, k.ParticipantID), s.session(k))
 	if err != nil {
 		return st, err
 	}
-	if st.Room, err = decodeRoom(snaps[0], roomID); err != nil {
+	if st.Room, err = decodeRoom(snaps[0], k.RoomID); err != nil {
 		return st, err
 	}
-	if st.Participant, err = decodeParticipant(snaps[1], roomID, uid); err != nil {
+	if st.Participant, err = decodeParticipant(snaps[1], k.RoomID, k.ParticipantID); err != nil {
 		return st, err
 	}
 	st.Session, err = decodeSession(snaps[2])
@@ -56,31 +54,25 @@ func (s *Store) readDeparture(tx *firestore.Transaction, roomID, uid, sessionID 
 
 // applyDeparture writes a departure plan inside tx. A plan that removes
 // nothing writes nothing.
-func (s *Store) applyDeparture(tx *firestore.Transaction, roomID, uid, sessionID string, plan presence.DeparturePlan) error {
+func (s *Store) applyDeparture(tx *txn, k presence.SessionKey, plan presence.DeparturePlan) error {
 	if !plan.Removed {
 		return nil
 	}
-	if err := tx.Delete(s.session(roomID, uid, sessionID)); err != nil {
+	if err := tx.delete(s.session(k)); err != nil {
 		return err
 	}
-	s.ops.write(1)
 	switch {
 	case plan.DeleteParticipant:
-		if err := tx.Delete(s.participant(roomID, uid)); err != nil {
+		if err := tx.delete(s.participant(k.RoomID, k.ParticipantID)); err != nil {
 			return err
 		}
-		s.ops.write(1)
 	case plan.WriteParticipant:
-		if err := tx.Set(s.participant(roomID, uid), participantToRecord(plan.Participant)); err != nil {
+		if err := tx.set(s.participant(k.RoomID, k.ParticipantID), participantToRecord(plan.Participant)); err != nil {
 			return err
 		}
-		s.ops.write(1)
 	}
 	if plan.WriteRoom {
-		if err := tx.Set(s.room(roomID), roomToRecord(plan.Room)); err != nil {
-			return err
-		}
-		s.ops.write(1)
+		return tx.set(s.room(k.RoomID), roomToRecord(plan.Room))
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 func emptyRoom(t *testing.T, f *fixture, room string) presence.Room {
 	t.Helper()
 	j := f.mustJoin(t, room, "alice", "tab")
-	if _, err := f.store.MarkRead(f.ctx, room, "alice", 5); err != nil {
+	if _, err := f.store.MarkRead(f.ctx, presence.ReceiptRequest{RoomID: room, ParticipantID: "alice", LastReadSeq: 5}); err != nil {
 		t.Fatal(err)
 	}
 	if removed, err := f.store.Leave(f.ctx, ref(room, "alice", "tab", j.Session.Generation)); err != nil || !removed {
@@ -36,7 +36,7 @@ func TestRace6_JoinAfterTheSweepersReadWins(t *testing.T) {
 	f := MustOpenStore(t)
 	seen := emptyRoom(t, f, "r6")
 
-	if _, err := f.other.Join(f.ctx, presence.JoinRequest{RoomID: "r6", ParticipantID: "bob", SessionID: "tab"}); err != nil {
+	if _, err := f.other.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "r6", ParticipantID: "bob", SessionID: "tab"}}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := f.store.TearDown(f.ctx, presence.CandidateOf(seen), true)
@@ -85,7 +85,7 @@ func TestRace6_JoinDuringTheTeardownSurvivesAsANewLifetime(t *testing.T) {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			_, err := f.other.Join(ctx, presence.JoinRequest{RoomID: "r6b", ParticipantID: "bob", SessionID: "tab"})
+			_, err := f.other.Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "r6b", ParticipantID: "bob", SessionID: "tab"}})
 			joined <- err
 		}()
 		<-joinEntered

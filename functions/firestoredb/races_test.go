@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )
@@ -127,11 +128,14 @@ func TestRace4_TwoTabsOfOneUser(t *testing.T) {
 
 // Concurrent joins into one room: no roster entry is lost and the revision
 // counts every visible change exactly once. Ten users join with two tabs
-// each, all at once: 10 entries, 20 visible changes (an entry created, then
-// its session count raised).
+// each, all at once, spread over two stores with separate Firestore clients
+// (two function instances), so that nothing in one process orders them and
+// only Firestore's transactions keep them apart: 10 entries, 20 visible
+// changes (an entry created, then its session count raised).
 func TestConcurrentJoinsIntoOneRoom(t *testing.T) {
 	f := MustOpenStore(t)
 	const users, tabs = 10, 2
+	instances := []*firestoredb.Store{f.store, f.other}
 	var wg sync.WaitGroup
 	errs := make(chan error, users*tabs)
 	for u := 0; u < users; u++ {
@@ -139,8 +143,10 @@ func TestConcurrentJoinsIntoOneRoom(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := f.store.Join(f.ctx, presence.JoinRequest{
-					RoomID: "busy", ParticipantID: fmt.Sprintf("user-%02d", u), SessionID: fmt.Sprintf("tab-%d", s)})
+				// The tabs of one user land on different instances.
+				store := instances[(u+s)%len(instances)]
+				_, err := store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{
+					RoomID: "busy", ParticipantID: fmt.Sprintf("user-%02d", u), SessionID: fmt.Sprintf("tab-%d", s)}})
 				if err != nil {
 					errs <- err
 				}

@@ -1,14 +1,32 @@
 package firestoredb
 
 import (
+	"fmt"
 	"time"
+
+	"cloud.google.com/go/firestore"
 
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
 // The stored shape of each document. Field names are part of the client
 // contract (listeners read rooms and roster entries), so they are spelled out
-// here rather than derived from the domain types.
+// here rather than derived from the domain types. Each record has its
+// conversions to and from the domain beside it; the decode* functions read a
+// snapshot (nil for a missing document).
+
+// decode reads snap into a record, or returns nil when the document is
+// absent.
+func decode[T any](snap *firestore.DocumentSnapshot) (*T, error) {
+	if snap == nil || !snap.Exists() {
+		return nil, nil
+	}
+	var rec T
+	if err := snap.DataTo(&rec); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", snap.Ref.Path, err)
+	}
+	return &rec, nil
+}
 
 type roomRecord struct {
 	RoomID           string     `firestore:"roomId"`
@@ -50,6 +68,15 @@ func (rec roomRecord) room(id string) presence.Room {
 	return r
 }
 
+func decodeRoom(snap *firestore.DocumentSnapshot, id string) (*presence.Room, error) {
+	rec, err := decode[roomRecord](snap)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	r := rec.room(id)
+	return &r, nil
+}
+
 // optionalTime stores the zero time as null, so that queries and listeners
 // see "not set" rather than the year 1.
 func optionalTime(t time.Time) *time.Time {
@@ -78,6 +105,15 @@ func (rec participantRecord) participant(roomID, id string) presence.Participant
 		JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt}
 }
 
+func decodeParticipant(snap *firestore.DocumentSnapshot, roomID, uid string) (*presence.Participant, error) {
+	rec, err := decode[participantRecord](snap)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	p := rec.participant(roomID, uid)
+	return &p, nil
+}
+
 type sessionRecord struct {
 	RoomID         string    `firestore:"roomId"`
 	ParticipantID  string    `firestore:"participantId"`
@@ -102,9 +138,26 @@ func (rec sessionRecord) session() presence.Session {
 		RoomExpireAt: rec.RoomExpireAt, EntryExpireAt: rec.EntryExpireAt}
 }
 
+func decodeSession(snap *firestore.DocumentSnapshot) (*presence.Session, error) {
+	rec, err := decode[sessionRecord](snap)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	sess := rec.session()
+	return &sess, nil
+}
+
 type policyRecord struct {
 	AllowedUsers    []string `firestore:"allowedUsers"`
 	MaxParticipants int64    `firestore:"maxParticipants"`
+}
+
+func decodePolicy(snap *firestore.DocumentSnapshot) (*presence.Policy, error) {
+	rec, err := decode[policyRecord](snap)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	return &presence.Policy{AllowedUsers: rec.AllowedUsers, MaxParticipants: int(rec.MaxParticipants)}, nil
 }
 
 type typingRecord struct {
@@ -118,6 +171,15 @@ type typingRecord struct {
 func typingToRecord(t presence.Typing) typingRecord {
 	return typingRecord{RoomID: t.RoomID, ParticipantID: t.ParticipantID, DisplayName: t.DisplayName,
 		ExpiresAt: t.ExpiresAt, ExpireAt: t.ExpireAt}
+}
+
+func decodeTyping(snap *firestore.DocumentSnapshot) (*presence.Typing, error) {
+	rec, err := decode[typingRecord](snap)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	return &presence.Typing{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, DisplayName: rec.DisplayName,
+		ExpiresAt: rec.ExpiresAt, ExpireAt: rec.ExpireAt}, nil
 }
 
 type receiptRecord struct {
@@ -138,6 +200,15 @@ func (rec receiptRecord) receipt() presence.Receipt {
 		UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt}
 }
 
+func decodeReceipt(snap *firestore.DocumentSnapshot) (*presence.Receipt, error) {
+	rec, err := decode[receiptRecord](snap)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	r := rec.receipt()
+	return &r, nil
+}
+
 type closingRecord struct {
 	RoomID           string    `firestore:"roomId"`
 	OpenedAt         time.Time `firestore:"openedAt"`
@@ -151,7 +222,16 @@ type closingRecord struct {
 	// rooms/{roomId} is gone; a sweeper that crashed half-way finds it here.
 	PendingCleanup bool `firestore:"pendingCleanup"`
 	// DecidedAt is the server's commit time of the teardown: documents under
-	// the room written later belong to a newer lifetime and are kept.
-	DecidedAt time.Time `firestore:"decidedAt"`
+	// the room written later belong to a newer lifetime and are kept. Left
+	// zero when writing, it becomes the server's timestamp.
+	DecidedAt time.Time `firestore:"decidedAt,serverTimestamp"`
 	ExpireAt  time.Time `firestore:"expireAt"`
+}
+
+// closingToRecord is the record written when c's room is torn down: pending
+// cleanup, with the commit time to be filled in by the server.
+func closingToRecord(c presence.Closing) closingRecord {
+	return closingRecord{RoomID: c.RoomID, OpenedAt: c.OpenedAt, EmptySince: c.EmptySince, ClosedAt: c.ClosedAt,
+		CleanupLagSecs: c.CleanupLag().Seconds(), PeakParticipants: int64(c.PeakParticipants),
+		Generation: c.Generation, Reason: c.Reason, PendingCleanup: true, ExpireAt: c.ExpireAt}
 }

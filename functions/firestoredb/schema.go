@@ -39,7 +39,21 @@ const (
 	// FieldState and FieldCleanupAfter find rooms due for teardown.
 	FieldState        = "state"
 	FieldCleanupAfter = "cleanupAfter"
+	// FieldParticipantCount finds active rooms with an empty roster.
+	FieldParticipantCount = "participantCount"
+	// FieldRoomExpireAt and FieldEntryExpireAt are a session's copies of its
+	// room's and roster entry's expireAt (see presence/ttl.go).
+	FieldRoomExpireAt  = "roomExpireAt"
+	FieldEntryExpireAt = "entryExpireAt"
+	// FieldPendingCleanup marks closing records whose purge is unfinished.
+	FieldPendingCleanup = "pendingCleanup"
+	// FieldCleanupMode is the kill switch's field in roomlease/config.
+	FieldCleanupMode = "cleanupMode"
 )
+
+// Every name above that a query or update uses appears in a record's
+// firestore tag too (records.go); Go cannot put a constant in a tag, so a
+// test (TestSchema_FieldsMatchRecords) keeps the two in step.
 
 // TTLCollectionGroups are the collection groups whose documents carry
 // FieldExpireAt and need a TTL policy. Policies are per collection group, so

@@ -2,30 +2,21 @@ package firestoredb
 
 import (
 	"context"
-
-	"cloud.google.com/go/firestore"
+	"time"
 
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
-func (s *Store) typing(roomID, uid string) *firestore.DocumentRef {
-	return s.room(roomID).Collection(TypingCollection).Doc(uid)
-}
-
-func (s *Store) receipt(roomID, uid string) *firestore.DocumentRef {
-	return s.room(roomID).Collection(ReceiptsCollection).Doc(uid)
-}
-
 // SetTyping shows (or clears) that ref's participant is typing, for the
-// typing expiry. Returns EStaleGeneration unless ref holds the current
-// generation and a live lease.
+// typing expiry. Returns EInvalid for a malformed reference and
+// EStaleGeneration unless ref holds the current generation and a live lease.
 func (s *Store) SetTyping(ctx context.Context, ref presence.SessionRef, typing bool) error {
 	if err := ref.Validate(); err != nil {
 		return err
 	}
-	err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		now := s.now()
-		snaps, err := s.getAll(tx, s.session(ref.RoomID, ref.ParticipantID, ref.SessionID), s.participant(ref.RoomID, ref.ParticipantID))
+	signal := s.typing(ref.RoomID, ref.ParticipantID)
+	return s.transact(ctx, "typing", "", func(tx *txn, now time.Time) error {
+		snaps, err := tx.getAll(s.session(ref.SessionKey), s.participant(ref.RoomID, ref.ParticipantID))
 		if err != nil {
 			return err
 		}
@@ -41,44 +32,37 @@ func (s *Store) SetTyping(ctx context.Context, ref presence.SessionRef, typing b
 		if err != nil {
 			return err
 		}
-		s.ops.write(1)
 		if plan.Delete {
-			return tx.Delete(s.typing(ref.RoomID, ref.ParticipantID))
+			return tx.delete(signal)
 		}
-		return tx.Set(s.typing(ref.RoomID, ref.ParticipantID), typingToRecord(plan.Typing))
-	}, firestore.MaxAttempts(maxAttempts))
-	return storeError("typing", err)
+		return tx.set(signal, typingToRecord(plan.Typing))
+	})
 }
 
-// MarkRead moves uid's read position in roomID forward to seq and returns
-// the stored position, which is never lower than any position received.
-// Returns EForbidden unless uid is on the room's roster.
-func (s *Store) MarkRead(ctx context.Context, roomID, uid string, seq int64) (int64, error) {
-	if err := presence.ValidateRoomID(roomID); err != nil {
+// MarkRead moves req's read position forward and returns the stored
+// position, which is never lower than any position received. Returns
+// EInvalid for a malformed request and EForbidden unless the participant is
+// on the room's roster.
+func (s *Store) MarkRead(ctx context.Context, req presence.ReceiptRequest) (int64, error) {
+	if err := req.Validate(); err != nil {
 		return 0, err
 	}
-	if err := presence.ValidateParticipantID(uid); err != nil {
-		return 0, err
-	}
+	receipt := s.receipt(req.RoomID, req.ParticipantID)
 	var stored int64
-	err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-		now := s.now()
-		snaps, err := s.getAll(tx, s.participant(roomID, uid), s.receipt(roomID, uid))
+	err := s.transact(ctx, "receipts", "", func(tx *txn, now time.Time) error {
+		snaps, err := tx.getAll(s.participant(req.RoomID, req.ParticipantID), receipt)
 		if err != nil {
 			return err
 		}
-		entry, err := decodeParticipant(snaps[0], roomID, uid)
+		entry, err := decodeParticipant(snaps[0], req.RoomID, req.ParticipantID)
 		if err != nil {
 			return err
 		}
-		var current *presence.Receipt
-		if rec, err := decode[receiptRecord](snaps[1]); err != nil {
+		current, err := decodeReceipt(snaps[1])
+		if err != nil {
 			return err
-		} else if rec != nil {
-			r := rec.receipt()
-			current = &r
 		}
-		next, write, err := s.settings.PlanReceipt(now, entry, current, roomID, uid, seq)
+		next, write, err := s.settings.PlanReceipt(now, entry, current, req)
 		if err != nil {
 			return err
 		}
@@ -86,8 +70,7 @@ func (s *Store) MarkRead(ctx context.Context, roomID, uid string, seq int64) (in
 		if !write {
 			return nil
 		}
-		s.ops.write(1)
-		return tx.Set(s.receipt(roomID, uid), receiptToRecord(next))
-	}, firestore.MaxAttempts(maxAttempts))
-	return stored, storeError("receipts", err)
+		return tx.set(receipt, receiptToRecord(next))
+	})
+	return stored, err
 }

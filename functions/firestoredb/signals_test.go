@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )
@@ -39,8 +42,8 @@ func TestTyping(t *testing.T) {
 		if err := f.store.SetTyping(f.ctx, ref("ty", "alice", "tab", cur.Session.Generation), false); err != nil {
 			t.Fatal(err)
 		}
-		if snap, _ := typingDoc.Get(f.ctx); snap.Exists() {
-			t.Fatal("typing document still exists")
+		if _, err := typingDoc.Get(f.ctx); status.Code(err) != codes.NotFound {
+			t.Fatalf("reading the cleared typing document: %v, want NotFound", err)
 		}
 	})
 	t.Run("ErrLeaseEnded", func(t *testing.T) {
@@ -61,7 +64,7 @@ func TestReceipts_ForwardOnlyAndIdempotent(t *testing.T) {
 	}{{5, 5, true}, {5, 5, false}, {3, 5, false}, {8, 8, true}, {0, 8, false}}
 	for _, s := range steps {
 		before := emulatortest.Snapshot(t, f.client)
-		got, err := f.store.MarkRead(f.ctx, "rc", "alice", s.seq)
+		got, err := f.store.MarkRead(f.ctx, presence.ReceiptRequest{RoomID: "rc", ParticipantID: "alice", LastReadSeq: s.seq})
 		if err != nil || got != s.want {
 			t.Fatalf("MarkRead(%d) = %d, %v; want %d", s.seq, got, err, s.want)
 		}
@@ -71,11 +74,11 @@ func TestReceipts_ForwardOnlyAndIdempotent(t *testing.T) {
 		}
 	}
 	t.Run("ErrNotAParticipant", func(t *testing.T) {
-		_, err := f.store.MarkRead(f.ctx, "rc", "mallory", 1)
+		_, err := f.store.MarkRead(f.ctx, presence.ReceiptRequest{RoomID: "rc", ParticipantID: "mallory", LastReadSeq: 1})
 		wantCode(t, err, presence.EForbidden)
 	})
 	t.Run("ErrNegative", func(t *testing.T) {
-		_, err := f.store.MarkRead(f.ctx, "rc", "alice", -1)
+		_, err := f.store.MarkRead(f.ctx, presence.ReceiptRequest{RoomID: "rc", ParticipantID: "alice", LastReadSeq: -1})
 		wantCode(t, err, presence.EInvalid)
 	})
 }

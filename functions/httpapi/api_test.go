@@ -38,7 +38,7 @@ func MustOpenAPI(tb testing.TB) *apiFixture {
 	}
 	settings := presence.DefaultSettings()
 	h := httpapi.New(httpapi.Options{
-		Presence: firestoredb.New(client, settings, time.Now), Tokens: verifier, Settings: settings,
+		Store: firestoredb.New(client, settings, time.Now), Tokens: verifier, Settings: settings,
 		AllowedOrigins: []string{"*"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	srv := httptest.NewServer(h)
@@ -180,6 +180,9 @@ func TestAPI_TypingAndReceipts(t *testing.T) {
 	f := MustOpenAPI(t)
 	ada := emulatortest.SignUp(t)
 	join := f.do(t, "POST", "/v1/rooms/chat/join", ada.IDToken, `{"sessionId":"tab"}`)
+	if join.status != 200 {
+		t.Fatalf("join: %d %s", join.status, join.raw)
+	}
 	gen := jsonInt(int64(join.body["generation"].(float64)))
 
 	if r := f.do(t, "POST", "/v1/rooms/chat/typing", ada.IDToken, `{"sessionId":"tab","generation":`+gen+`,"typing":true}`); r.status != 204 || r.raw != "" {

@@ -1,9 +1,9 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 
+	"github.com/roomlease/roomlease/functions/httpjson"
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
@@ -32,15 +32,6 @@ var statusOf = map[string]int{
 	eMediaType:                http.StatusUnsupportedMediaType,
 }
 
-type errorBody struct {
-	Error errorDetail `json:"error"`
-}
-
-type errorDetail struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
 // writeError answers with err in the documented shape. Server faults are
 // logged with their full text; the client sees only a generic message.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -58,16 +49,7 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 			message = "internal error"
 		}
 	}
-	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: message}})
-}
-
-func writeJSON(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	if body != nil {
-		_ = json.NewEncoder(w).Encode(body)
-	}
+	httpjson.WriteError(w, status, code, message)
 }
 
 // errorf builds an HTTP-layer error; it travels as a *presence.Error so that

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/presence"
 )
@@ -27,8 +26,8 @@ func (b brokenPresence) fail() error {
 	return errors.New("rpc error: code = Internal desc = disk on fire at 10.0.0.7")
 }
 
-func (b brokenPresence) Join(context.Context, presence.JoinRequest) (firestoredb.JoinResult, error) {
-	return firestoredb.JoinResult{}, b.fail()
+func (b brokenPresence) Join(context.Context, presence.JoinRequest) (presence.JoinResult, error) {
+	return presence.JoinResult{}, b.fail()
 }
 func (b brokenPresence) Heartbeat(context.Context, presence.SessionRef) (time.Time, error) {
 	return time.Time{}, b.fail()
@@ -36,12 +35,12 @@ func (b brokenPresence) Heartbeat(context.Context, presence.SessionRef) (time.Ti
 func (b brokenPresence) Leave(context.Context, presence.SessionRef) (bool, error) {
 	return false, b.fail()
 }
-func (b brokenPresence) Roster(context.Context, string, string) (presence.Roster, error) {
+func (b brokenPresence) Roster(context.Context, presence.RosterRequest) (presence.Roster, error) {
 	return presence.Roster{}, b.fail()
 }
 
 func (b brokenPresence) SetTyping(context.Context, presence.SessionRef, bool) error { return b.fail() }
-func (b brokenPresence) MarkRead(context.Context, string, string, int64) (int64, error) {
+func (b brokenPresence) MarkRead(context.Context, presence.ReceiptRequest) (int64, error) {
 	return 0, b.fail()
 }
 
@@ -59,7 +58,7 @@ func (staticTokens) VerifyIDToken(_ context.Context, tok string) (string, error)
 func TestAPI_ServerFaultsAre5xxAndLogged(t *testing.T) {
 	for _, panics := range []bool{false, true} {
 		var logs bytes.Buffer
-		h := httpapi.New(httpapi.Options{Presence: brokenPresence{panics: panics}, Tokens: staticTokens{},
+		h := httpapi.New(httpapi.Options{Store: brokenPresence{panics: panics}, Tokens: staticTokens{},
 			Settings: presence.DefaultSettings(), Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 		req := httptest.NewRequest("POST", "/v1/rooms/r/join", strings.NewReader(`{"sessionId":"s"}`))
 		req.Header.Set("Authorization", "Bearer good")
@@ -82,7 +81,7 @@ func TestAPI_ServerFaultsAre5xxAndLogged(t *testing.T) {
 
 // Unavailability of a dependency is a 503 the client may retry.
 func TestAPI_UnavailableIs503(t *testing.T) {
-	h := httpapi.New(httpapi.Options{Presence: brokenPresence{}, Tokens: unavailableTokens{}, Settings: presence.DefaultSettings(),
+	h := httpapi.New(httpapi.Options{Store: brokenPresence{}, Tokens: unavailableTokens{}, Settings: presence.DefaultSettings(),
 		Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
 	req := httptest.NewRequest("GET", "/v1/rooms/r", nil)
 	req.Header.Set("Authorization", "Bearer x")

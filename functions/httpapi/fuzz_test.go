@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
@@ -47,11 +46,11 @@ func FuzzDecodeJSON(f *testing.F) {
 
 type acceptAll struct{}
 
-func (acceptAll) Join(_ context.Context, r presence.JoinRequest) (firestoredb.JoinResult, error) {
+func (acceptAll) Join(_ context.Context, r presence.JoinRequest) (presence.JoinResult, error) {
 	if err := r.Validate(); err != nil {
-		return firestoredb.JoinResult{}, err
+		return presence.JoinResult{}, err
 	}
-	return firestoredb.JoinResult{Session: presence.Session{ID: r.SessionID, Generation: 1}}, nil
+	return presence.JoinResult{Session: presence.Session{ID: r.SessionID, Generation: 1}}, nil
 }
 func (acceptAll) Heartbeat(_ context.Context, r presence.SessionRef) (time.Time, error) {
 	return time.Time{}, r.Validate()
@@ -59,15 +58,15 @@ func (acceptAll) Heartbeat(_ context.Context, r presence.SessionRef) (time.Time,
 func (acceptAll) Leave(_ context.Context, r presence.SessionRef) (bool, error) {
 	return false, r.Validate()
 }
-func (acceptAll) Roster(_ context.Context, room, _ string) (presence.Roster, error) {
-	return presence.Roster{}, presence.ValidateRoomID(room)
+func (acceptAll) Roster(_ context.Context, r presence.RosterRequest) (presence.Roster, error) {
+	return presence.Roster{}, r.Validate()
 }
 
 func (acceptAll) SetTyping(_ context.Context, r presence.SessionRef, _ bool) error {
 	return r.Validate()
 }
-func (acceptAll) MarkRead(_ context.Context, room, _ string, seq int64) (int64, error) {
-	return seq, presence.ValidateRoomID(room)
+func (acceptAll) MarkRead(_ context.Context, r presence.ReceiptRequest) (int64, error) {
+	return r.LastReadSeq, r.Validate()
 }
 
 type anyToken struct{}
@@ -82,7 +81,7 @@ func FuzzRequest(f *testing.F) {
 	f.Add("POST", "/v1/rooms/%FF/leave", `{"sessionId":"s","generation":3}`)
 	f.Add("PATCH", "/healthz", ``)
 	f.Add("POST", "/v1/rooms/r/heartbeat", `{"sessionId":"s","generation":1e400}`)
-	h := New(Options{Presence: acceptAll{}, Tokens: anyToken{}, Settings: presence.DefaultSettings(),
+	h := New(Options{Store: acceptAll{}, Tokens: anyToken{}, Settings: presence.DefaultSettings(),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	f.Fuzz(func(t *testing.T, method, path, body string) {
 		if !validMethod(method) || !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " \r\n\t#?") {

@@ -1,6 +1,7 @@
 // Package httpapi is roomlease's HTTP face: routing, authentication,
 // strict decoding, and the one table that maps errors to statuses. Handlers
-// are thin: decode, validate, call the presence store, encode.
+// are thin: decode, call the presence store (which validates the request),
+// encode.
 package httpapi
 
 import (
@@ -13,25 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/httpjson"
 	"github.com/roomlease/roomlease/functions/presence"
 )
-
-// Presence is what the API needs from the presence store.
-type Presence interface {
-	// Join returns EForbidden, ERoomFull, EInvalid or EUnavailable.
-	Join(ctx context.Context, req presence.JoinRequest) (firestoredb.JoinResult, error)
-	// Heartbeat returns EStaleGeneration when the lease cannot be renewed.
-	Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Time, error)
-	// Leave reports whether it removed the session; a stale one is not an error.
-	Leave(ctx context.Context, ref presence.SessionRef) (bool, error)
-	// Roster returns ENotFound or EForbidden (caller not a live participant).
-	Roster(ctx context.Context, roomID, callerID string) (presence.Roster, error)
-	// SetTyping returns EStaleGeneration unless ref's lease is current.
-	SetTyping(ctx context.Context, ref presence.SessionRef, typing bool) error
-	// MarkRead returns the stored maximum, or EForbidden for non-participants.
-	MarkRead(ctx context.Context, roomID, uid string, seq int64) (int64, error)
-}
 
 // TokenVerifier turns a Firebase ID token into a uid. It returns
 // EUnauthenticated for tokens that are not valid.
@@ -44,7 +29,7 @@ const RequestTimeout = 20 * time.Second
 
 // Options configure a Handler.
 type Options struct {
-	Presence       Presence
+	Store          presence.Store
 	Tokens         TokenVerifier
 	Settings       presence.Settings // told to clients on join
 	AllowedOrigins []string          // CORS; "*" allows any origin
@@ -53,7 +38,7 @@ type Options struct {
 
 // Handler serves the client API.
 type Handler struct {
-	presence Presence
+	store    presence.Store
 	tokens   TokenVerifier
 	settings presence.Settings
 	origins  map[string]bool
@@ -63,7 +48,7 @@ type Handler struct {
 
 // New returns the API handler.
 func New(o Options) *Handler {
-	h := &Handler{presence: o.Presence, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{}}
+	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{}}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -114,7 +99,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.methodNotAllowed(w, r, http.MethodGet)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		httpjson.Write(w, http.StatusOK, map[string]string{"status": "ok"})
 		return
 	case len(segments) >= 3 && len(segments) <= 4 && segments[0] == "v1" && segments[1] == "rooms":
 		action := ""

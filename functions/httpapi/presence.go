@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/roomlease/roomlease/functions/httpjson"
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
@@ -28,15 +29,15 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID, uid strin
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	req := presence.JoinRequest{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID}
+	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID}}
 	if body.DisplayName != nil {
 		req.DisplayName, req.HasDisplayName = *body.DisplayName, true
 	}
-	res, err := h.presence.Join(r.Context(), req)
+	res, err := h.store.Join(r.Context(), req)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, joinResponse{
+	httpjson.Write(w, http.StatusOK, joinResponse{
 		RoomID: roomID, ParticipantID: uid, SessionID: res.Session.ID, Generation: res.Session.Generation,
 		LeaseExpiresAt:   formatTime(res.Session.LeaseExpiresAt),
 		LeaseSeconds:     h.settings.Lease.Seconds(),
@@ -51,13 +52,15 @@ type sessionRequest struct {
 	Generation int64  `json:"generation"`
 }
 
+// sessionRef decodes a heartbeat's or leave's body. The ids are validated
+// by the store, once, with the rest of the request.
 func (h *Handler) sessionRef(r *http.Request, roomID, uid string) (presence.SessionRef, error) {
 	var body sessionRequest
 	if err := decodeBody(r, &body); err != nil {
 		return presence.SessionRef{}, err
 	}
-	ref := presence.SessionRef{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID, Generation: body.Generation}
-	return ref, ref.Validate()
+	return presence.SessionRef{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID},
+		Generation: body.Generation}, nil
 }
 
 func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
@@ -65,11 +68,11 @@ func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID, uid 
 	if err != nil {
 		return err
 	}
-	deadline, err := h.presence.Heartbeat(r.Context(), ref)
+	deadline, err := h.store.Heartbeat(r.Context(), ref)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"leaseExpiresAt": formatTime(deadline)})
+	httpjson.Write(w, http.StatusOK, map[string]string{"leaseExpiresAt": formatTime(deadline)})
 	return nil
 }
 
@@ -78,11 +81,11 @@ func (h *Handler) leave(w http.ResponseWriter, r *http.Request, roomID, uid stri
 	if err != nil {
 		return err
 	}
-	removed, err := h.presence.Leave(r.Context(), ref)
+	removed, err := h.store.Leave(r.Context(), ref)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"removed": removed})
+	httpjson.Write(w, http.StatusOK, map[string]bool{"removed": removed})
 	return nil
 }
 
@@ -101,7 +104,7 @@ type roomResponse struct {
 }
 
 func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
-	roster, err := h.presence.Roster(r.Context(), roomID, uid)
+	roster, err := h.store.Roster(r.Context(), presence.RosterRequest{RoomID: roomID, CallerID: uid})
 	if err != nil {
 		return err
 	}
@@ -111,7 +114,7 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID, uid strin
 		resp.Participants = append(resp.Participants, rosterEntry{
 			ParticipantID: p.ID, DisplayName: p.DisplayName, SessionCount: p.SessionCount, JoinedAt: formatTime(p.JoinedAt)})
 	}
-	writeJSON(w, http.StatusOK, resp)
+	httpjson.Write(w, http.StatusOK, resp)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/roomlease/roomlease/functions/httpjson"
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
@@ -20,11 +21,9 @@ func (h *Handler) typing(w http.ResponseWriter, r *http.Request, roomID, uid str
 	if body.Typing == nil {
 		return errorf(presence.EInvalid, "typing (true or false) is required")
 	}
-	ref := presence.SessionRef{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID, Generation: body.Generation}
-	if err := ref.Validate(); err != nil {
-		return err
-	}
-	if err := h.presence.SetTyping(r.Context(), ref, *body.Typing); err != nil {
+	ref := presence.SessionRef{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID},
+		Generation: body.Generation}
+	if err := h.store.SetTyping(r.Context(), ref, *body.Typing); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -43,10 +42,10 @@ func (h *Handler) receipts(w http.ResponseWriter, r *http.Request, roomID, uid s
 	if body.LastReadSeq == nil {
 		return errorf(presence.EInvalid, "lastReadSeq is required")
 	}
-	stored, err := h.presence.MarkRead(r.Context(), roomID, uid, *body.LastReadSeq)
+	stored, err := h.store.MarkRead(r.Context(), presence.ReceiptRequest{RoomID: roomID, ParticipantID: uid, LastReadSeq: *body.LastReadSeq})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]int64{"lastReadSeq": stored})
+	httpjson.Write(w, http.StatusOK, map[string]int64{"lastReadSeq": stored})
 	return nil
 }

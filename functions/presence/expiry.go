@@ -28,6 +28,12 @@ const (
 	NotDue
 )
 
+// ExpiryResult is what expiring one session did.
+type ExpiryResult struct {
+	Outcome       Outcome
+	RoomSuspected bool // the roster became empty
+}
+
 // PlanExpiry re-checks a candidate against the session as read inside the
 // expiring transaction, and plans its removal only if it is exactly the
 // session the sweeper saw (same generation and deadline) and its lease has

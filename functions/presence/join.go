@@ -2,29 +2,10 @@ package presence
 
 import "time"
 
-// JoinRequest is a validated request to join a room.
-type JoinRequest struct {
-	RoomID        string
-	ParticipantID string
-	SessionID     string
-	// DisplayName is applied when HasDisplayName is set; a join without a
-	// name keeps the one on the roster.
-	DisplayName    string
-	HasDisplayName bool
-}
-
-// Validate checks the request's ids and name.
-func (r JoinRequest) Validate() error {
-	if err := ValidateRoomID(r.RoomID); err != nil {
-		return err
-	}
-	if err := ValidateParticipantID(r.ParticipantID); err != nil {
-		return err
-	}
-	if err := ValidateSessionID(r.SessionID); err != nil {
-		return err
-	}
-	return ValidateDisplayName(r.DisplayName)
+// JoinResult is what a successful join tells the client.
+type JoinResult struct {
+	Session  Session
+	Revision int64 // the room's revision after the join
 }
 
 // JoinState is what the store read, inside its transaction, for a join.
@@ -46,8 +27,6 @@ type JoinPlan struct {
 	WriteParticipant bool
 	Session          Session
 	RoomReactivated  bool // the join ended an empty-room grace
-	NewParticipant   bool
-	NewSession       bool
 }
 
 // PlanJoin decides a join at now. Returns EForbidden if the room's policy does
@@ -82,7 +61,6 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 			return JoinPlan{}, Errorf(ERoomFull, "the room has reached its limit of %d participants", s.roomCap(st.Policy))
 		}
 		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName, JoinedAt: now}
-		p.NewParticipant = true
 		p.WriteParticipant = true
 		p.Room.ParticipantCount++
 		p.Room.PeakParticipants = max(p.Room.PeakParticipants, p.Room.ParticipantCount)
@@ -105,7 +83,6 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 		}
 		p.Session = Session{RoomID: req.RoomID, ParticipantID: req.ParticipantID, ID: req.SessionID, CreatedAt: now,
 			Generation: nextGeneration(now, prev)}
-		p.NewSession = true
 		p.Participant.SessionCount++
 		p.WriteParticipant = true
 	} else {

@@ -2,28 +2,6 @@ package presence
 
 import "time"
 
-// SessionRef names one session and the generation its holder believes in.
-type SessionRef struct {
-	RoomID        string
-	ParticipantID string
-	SessionID     string
-	Generation    int64
-}
-
-// Validate checks the reference's ids and generation.
-func (r SessionRef) Validate() error {
-	if err := ValidateRoomID(r.RoomID); err != nil {
-		return err
-	}
-	if err := ValidateParticipantID(r.ParticipantID); err != nil {
-		return err
-	}
-	if err := ValidateSessionID(r.SessionID); err != nil {
-		return err
-	}
-	return ValidateGeneration(r.Generation)
-}
-
 // Renew decides a heartbeat at now for the stored session s (nil if absent).
 // It returns the renewed session, which is the only document a heartbeat
 // writes. Returns EStaleGeneration if the session is gone, belongs to another

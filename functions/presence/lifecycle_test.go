@@ -27,7 +27,7 @@ func newWorld(t *testing.T) *world {
 
 func (w *world) join(uid, sid string) (presence.JoinPlan, error) {
 	st := presence.JoinState{Room: w.room, Participant: w.entries[uid], Session: w.sessions[uid+"/"+sid]}
-	p, err := w.s.PlanJoin(w.clock.Now(), st, presence.JoinRequest{RoomID: "r", ParticipantID: uid, SessionID: sid})
+	p, err := w.s.PlanJoin(w.clock.Now(), st, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: uid, SessionID: sid}})
 	if err != nil {
 		return p, err
 	}
@@ -47,7 +47,7 @@ func (w *world) mustJoin(uid, sid string) presence.JoinPlan {
 
 func (w *world) leave(uid, sid string, gen int64) presence.DeparturePlan {
 	st := presence.DepartureState{Room: w.room, Participant: w.entries[uid], Session: w.sessions[uid+"/"+sid]}
-	p := w.s.PlanLeave(w.clock.Now(), st, presence.SessionRef{RoomID: "r", ParticipantID: uid, SessionID: sid, Generation: gen})
+	p := w.s.PlanLeave(w.clock.Now(), st, presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: uid, SessionID: sid}, Generation: gen})
 	if !p.Removed {
 		return p
 	}
@@ -67,7 +67,7 @@ func (w *world) leave(uid, sid string, gen int64) presence.DeparturePlan {
 }
 
 func (w *world) heartbeat(uid, sid string, gen int64) error {
-	s, err := w.s.Renew(w.clock.Now(), w.sessions[uid+"/"+sid], presence.SessionRef{RoomID: "r", ParticipantID: uid, SessionID: sid, Generation: gen})
+	s, err := w.s.Renew(w.clock.Now(), w.sessions[uid+"/"+sid], presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: uid, SessionID: sid}, Generation: gen})
 	if err == nil {
 		w.sessions[uid+"/"+sid] = &s
 	}
@@ -184,7 +184,7 @@ func TestLeave_StaleOrMissingRemovesNothing(t *testing.T) {
 func TestJoin_Admission(t *testing.T) {
 	s := presence.DefaultSettings()
 	now := testclock.Start
-	req := presence.JoinRequest{RoomID: "r", ParticipantID: "mallory", SessionID: "s"}
+	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: "mallory", SessionID: "s"}}
 	full := &presence.Room{ID: "r", State: presence.StateActive, Generation: 1, ParticipantCount: 3}
 	tests := []struct {
 		name   string

@@ -11,7 +11,6 @@ import (
 type Roster struct {
 	Room         Room
 	Participants []Participant
-	ReadAt       time.Time
 }
 
 // LiveRoster keeps the entries whose user holds at least one live session at
@@ -24,7 +23,7 @@ func LiveRoster(now time.Time, room Room, entries []Participant, sessions []Sess
 			live[s.ParticipantID] = true
 		}
 	}
-	r := Roster{Room: room, ReadAt: now, Participants: make([]Participant, 0, len(entries))}
+	r := Roster{Room: room, Participants: make([]Participant, 0, len(entries))}
 	for _, e := range entries {
 		if live[e.ID] {
 			r.Participants = append(r.Participants, e)

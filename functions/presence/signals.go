@@ -50,20 +50,24 @@ type Receipt struct {
 // PlanReceipt decides a read receipt at now and reports whether it changes
 // anything. Retried and reordered receipts are harmless: the stored position
 // is the maximum of all received, and a receipt at or below it writes
-// nothing. Returns EForbidden unless the caller is on the roster, EInvalid
-// for a negative or inexact position.
-func (s Settings) PlanReceipt(now time.Time, entry *Participant, stored *Receipt, roomID, uid string, seq int64) (Receipt, bool, error) {
-	if seq < 0 || seq > MaxGeneration {
-		return Receipt{}, false, Errorf(EInvalid, "lastReadSeq must be an integer between 0 and 2^53-1")
-	}
+// nothing. Returns EForbidden unless the caller is on the roster. The
+// position itself was validated with the request (ReceiptRequest.Validate).
+func (s Settings) PlanReceipt(now time.Time, entry *Participant, stored *Receipt, req ReceiptRequest) (Receipt, bool, error) {
 	if entry == nil {
 		return Receipt{}, false, Errorf(EForbidden, "only participants of the room may post read receipts")
 	}
-	if stored != nil && stored.LastReadSeq >= seq {
+	if stored != nil && stored.LastReadSeq >= req.LastReadSeq {
 		return *stored, false, nil
 	}
-	return Receipt{RoomID: roomID, ParticipantID: uid, LastReadSeq: seq, UpdatedAt: now,
+	return Receipt{RoomID: req.RoomID, ParticipantID: req.ParticipantID, LastReadSeq: req.LastReadSeq, UpdatedAt: now,
 		ExpireAt: now.Add(s.RecordHorizon)}, true, nil
+}
+
+// TypingCandidate is a typing signal a sweeper saw expired.
+type TypingCandidate struct {
+	RoomID        string
+	ParticipantID string
+	ExpiresAt     time.Time
 }
 
 // TypingExpired decides whether a typing signal a sweeper saw expiring at

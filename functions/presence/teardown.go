@@ -37,6 +37,14 @@ const (
 	LeasesLive
 )
 
+// TeardownResult is what the authoritative check found and did.
+type TeardownResult struct {
+	Verdict    Verdict
+	LiveLeases int
+	Room       *Room    // as read inside the transaction; nil if gone
+	Closing    *Closing // set when the room was torn down
+}
+
 // JudgeTeardown is the check made inside the teardown transaction, on the
 // room as read there and the number of live leases counted there. Only
 // TearDown permits deletion: failing to prove absence keeps the room.

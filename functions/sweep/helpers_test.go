@@ -3,6 +3,8 @@ package sweep_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -57,7 +59,7 @@ func MustOpen(tb testing.TB) *fixture {
 
 // sweeper returns a sweeper on store whose pauses advance the test clock
 // instead of waiting.
-func (f *fixture) sweeper(tb testing.TB, store sweep.Store, cfg sweep.Config) *sweep.Sweeper {
+func (f *fixture) sweeper(tb testing.TB, store presence.SweepStore, cfg sweep.Config) *sweep.Sweeper {
 	tb.Helper()
 	s, err := sweep.New(store, cfg, f.clock.Now, func(ctx context.Context, d time.Duration) error {
 		f.mu.Lock()
@@ -74,7 +76,7 @@ func (f *fixture) sweeper(tb testing.TB, store sweep.Store, cfg sweep.Config) *s
 
 func (f *fixture) join(tb testing.TB, room, uid, session string) presence.Session {
 	tb.Helper()
-	res, err := f.store.Join(f.ctx, presence.JoinRequest{RoomID: room, ParticipantID: uid, SessionID: session})
+	res, err := f.store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: uid, SessionID: session}})
 	if err != nil {
 		tb.Fatalf("join %s/%s/%s: %v", room, uid, session, err)
 	}
@@ -83,7 +85,7 @@ func (f *fixture) join(tb testing.TB, room, uid, session string) presence.Sessio
 
 func (f *fixture) leave(tb testing.TB, s presence.Session) {
 	tb.Helper()
-	removed, err := f.store.Leave(f.ctx, presence.SessionRef{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID, Generation: s.Generation})
+	removed, err := f.store.Leave(f.ctx, presence.SessionRef{SessionKey: presence.SessionKey{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID}, Generation: s.Generation})
 	if err != nil || !removed {
 		tb.Fatalf("leave: removed=%v err=%v", removed, err)
 	}
@@ -118,4 +120,35 @@ func (f *fixture) pass(tb testing.TB, s *sweep.Sweeper) sweep.PassReport {
 		tb.Fatalf("pass failed: %v", r.Err)
 	}
 	return r
+}
+
+// logLine returns the one log line whose message is message, decoded; it
+// fails the test unless there is exactly one.
+func (f *fixture) logLine(tb testing.TB, message string) map[string]any {
+	tb.Helper()
+	var found map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(f.logs.String()), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["message"] == message {
+			if found != nil {
+				tb.Fatalf("more than one %q line in %s", message, f.logs.String())
+			}
+			found = m
+		}
+	}
+	if found == nil {
+		tb.Fatalf("no %q line in %s", message, f.logs.String())
+	}
+	return found
+}
+
+// docData returns the fields of the document at path, failing the test if
+// it cannot be read or does not exist.
+func (f *fixture) docData(tb testing.TB, path string) map[string]any {
+	tb.Helper()
+	snap, err := f.client.Doc(path).Get(f.ctx)
+	if err != nil {
+		tb.Fatalf("reading %s: %v", path, err)
+	}
+	return snap.Data()
 }

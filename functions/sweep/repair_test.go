@@ -7,6 +7,7 @@ import (
 	"cloud.google.com/go/firestore"
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/functions/sweep"
 )
 
@@ -52,9 +53,8 @@ func TestPass_RepairsSuspectedRoomWithLiveLease(t *testing.T) {
 	if r.RoomsDeleted != 0 || r.RoomsRepaired != 1 {
 		t.Fatalf("pass: %+v", r)
 	}
-	snap, _ := f.client.Doc("rooms/odd").Get(f.ctx)
-	if snap.Data()["state"] != "active" || snap.Data()["generation"] != int64(2) {
-		t.Fatalf("room %v", snap.Data())
+	if room := f.docData(t, "rooms/odd"); room["state"] != "active" || room["generation"] != int64(2) {
+		t.Fatalf("room %v", room)
 	}
 }
 
@@ -66,7 +66,7 @@ func TestTeardown_ArchivesReceiptsWhenConfigured(t *testing.T) {
 	f.store = firestoredb.New(f.client, f.settings, f.clock.Now)
 	s := f.sweeper(t, f.store, sweep.Config{})
 	alice := f.join(t, "kept", "alice", "tab")
-	if _, err := f.store.MarkRead(f.ctx, "kept", "alice", 42); err != nil {
+	if _, err := f.store.MarkRead(f.ctx, presence.ReceiptRequest{RoomID: "kept", ParticipantID: "alice", LastReadSeq: 42}); err != nil {
 		t.Fatal(err)
 	}
 	f.leave(t, alice)

@@ -5,57 +5,81 @@ import (
 	"time"
 )
 
-// PassReport is what one pass did. Room ids appear only in Candidates and
-// Deleted, which go to per-room debug lines, never into the summary line
-// that log-based metrics read.
-type PassReport struct {
-	Mode                Mode
+// Counts are the counters of the summary line: what one pass did, and, added
+// up, what a run's passes did. PassReport and Summary both embed them, so the
+// set is declared once and added up in one place.
+type Counts struct {
 	SessionsExpired     int
 	RoomsSuspected      int
 	TypingCleared       int
 	RoomsEligible       int // proven empty and past the grace (or, in off mode, due)
 	RoomsDeleted        int
 	RoomsRepaired       int
-	RoomsPurged         int
+	RoomsPurged         int // teardowns whose documents were all deleted
 	GenerationConflicts int
-	CleanupLags         []time.Duration
-	OldestEligibleAge   time.Duration
-	Candidates          []string // rooms that would be (observe) or were (enforce) torn down
-	Deleted             []string
-	Backlog             bool // a row limit was hit: more work is waiting
-	LeaseCheckFailures  int
-	Err                 error
+	// FailedSteps counts steps of a pass that failed (a read, a
+	// transaction, the mode lookup); a failed step ends its pass.
+	FailedSteps int
+}
+
+// named lists each counter once, with its name in the summary line (the
+// names the Terraform log-based metrics extract, jsonPayload.<name>).
+func (c *Counts) named() []struct {
+	name string
+	n    *int
+} {
+	return []struct {
+		name string
+		n    *int
+	}{
+		{"sessionsExpired", &c.SessionsExpired},
+		{"roomsSuspected", &c.RoomsSuspected},
+		{"typingCleared", &c.TypingCleared},
+		{"roomsEligible", &c.RoomsEligible},
+		{"roomsDeleted", &c.RoomsDeleted},
+		{"roomsRepaired", &c.RoomsRepaired},
+		{"roomsPurged", &c.RoomsPurged},
+		{"generationConflicts", &c.GenerationConflicts},
+		{"failedSteps", &c.FailedSteps},
+	}
+}
+
+func (c *Counts) add(o Counts) {
+	mine, theirs := c.named(), o.named()
+	for i := range mine {
+		*mine[i].n += *theirs[i].n
+	}
+}
+
+// PassReport is what one pass did. Room ids appear only in Candidates and
+// Deleted, which go to per-room debug lines, never into the summary line
+// that log-based metrics read.
+type PassReport struct {
+	Counts
+	Mode              Mode
+	CleanupLags       []time.Duration
+	OldestEligibleAge time.Duration
+	Candidates        []string // rooms that would be (observe) or were (enforce) torn down
+	Deleted           []string
+	Backlog           bool // a row limit was hit: more work is waiting
+	Err               error
 }
 
 // Summary adds up the passes of one run.
 type Summary struct {
-	Mode                Mode
-	Passes              int
-	SessionsExpired     int
-	RoomsSuspected      int
-	TypingCleared       int
-	RoomsEligible       int
-	RoomsDeleted        int
-	RoomsRepaired       int
-	GenerationConflicts int
-	LeaseCheckFailures  int
-	CleanupLags         []time.Duration
-	OldestEligibleAge   time.Duration
-	LastError           string
-	Started, Finished   time.Time
+	Counts
+	Mode              Mode
+	Passes            int
+	CleanupLags       []time.Duration
+	OldestEligibleAge time.Duration
+	LastError         string
+	Started, Finished time.Time
 }
 
 func (s *Summary) add(p PassReport) {
 	s.Mode = p.Mode
 	s.Passes++
-	s.SessionsExpired += p.SessionsExpired
-	s.RoomsSuspected += p.RoomsSuspected
-	s.TypingCleared += p.TypingCleared
-	s.RoomsEligible += p.RoomsEligible
-	s.RoomsDeleted += p.RoomsDeleted
-	s.RoomsRepaired += p.RoomsRepaired
-	s.GenerationConflicts += p.GenerationConflicts
-	s.LeaseCheckFailures += p.LeaseCheckFailures
+	s.Counts.add(p.Counts)
 	s.CleanupLags = append(s.CleanupLags, p.CleanupLags...)
 	// The latest pass knows best how old the oldest waiting room is.
 	s.OldestEligibleAge = p.OldestEligibleAge
@@ -72,18 +96,13 @@ func (s Summary) Fields() map[string]any {
 		"component":                    "sweeper",
 		"mode":                         string(s.Mode),
 		"passes":                       s.Passes,
-		"sessionsExpired":              s.SessionsExpired,
-		"roomsSuspected":               s.RoomsSuspected,
-		"typingCleared":                s.TypingCleared,
-		"roomsEligible":                s.RoomsEligible,
-		"roomsDeleted":                 s.RoomsDeleted,
-		"roomsRepaired":                s.RoomsRepaired,
-		"generationConflicts":          s.GenerationConflicts,
-		"leaseCheckFailures":           s.LeaseCheckFailures,
 		"cleanupLagMaxSeconds":         maxLag.Seconds(),
 		"cleanupLagMedianSeconds":      medianLag.Seconds(),
 		"oldestEligibleRoomAgeSeconds": s.OldestEligibleAge.Seconds(),
 		"durationSeconds":              s.Finished.Sub(s.Started).Seconds(),
+	}
+	for _, c := range s.Counts.named() {
+		f[c.name] = *c.n
 	}
 	if s.LastError != "" {
 		f["lastError"] = s.LastError

@@ -7,33 +7,12 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
-// Store is what the sweeper needs from the presence store. Every method that
-// changes something re-checks its precondition in a transaction.
-type Store interface {
-	// CleanupMode returns the operator's run-time mode, or "" if unset.
-	CleanupMode(ctx context.Context) (string, error)
-	ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]presence.ExpiryCandidate, error)
-	// ExpireSession returns Conflict when the session was renewed or rejoined.
-	ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (firestoredb.ExpiryResult, error)
-	ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]firestoredb.TypingCandidate, error)
-	ClearTyping(ctx context.Context, c firestoredb.TypingCandidate) (presence.Outcome, error)
-	DueRooms(ctx context.Context, now time.Time, limit int) ([]presence.Room, error)
-	// TearDown deletes only on a TearDown verdict with enforce set.
-	TearDown(ctx context.Context, c presence.TeardownCandidate, enforce bool) (firestoredb.TeardownResult, error)
-	PurgeClosed(ctx context.Context, limit int) (int, error)
-	RepairEmptyActive(ctx context.Context, limit int) (int, error)
-	// NextDeadline returns the zero time when nothing is scheduled.
-	NextDeadline(ctx context.Context) (time.Time, error)
-	WriteSweepStatus(ctx context.Context, summary map[string]any) error
-}
-
-// Sweeper runs sweep passes against a Store.
+// Sweeper runs sweep passes against the presence store.
 type Sweeper struct {
-	store Store
+	store presence.SweepStore
 	cfg   Config
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
@@ -42,7 +21,7 @@ type Sweeper struct {
 
 // New returns a sweeper. now and sleep are the clock; tests pass a clock
 // whose sleep advances it, so no test waits for real time.
-func New(store Store, cfg Config, now func() time.Time, sleep func(context.Context, time.Duration) error, log *slog.Logger) (*Sweeper, error) {
+func New(store presence.SweepStore, cfg Config, now func() time.Time, sleep func(context.Context, time.Duration) error, log *slog.Logger) (*Sweeper, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -90,7 +69,7 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	defer cancel()
 	var r PassReport
 	fail := func(step string, err error) PassReport {
-		r.LeaseCheckFailures++
+		r.FailedSteps++
 		r.Err = fmt.Errorf("%s: %w", step, err)
 		return r
 	}
@@ -214,7 +193,7 @@ func (s *Sweeper) Run(ctx context.Context) Summary {
 	// client retries an unavailable backend until the deadline.
 	repairCtx, cancel := context.WithTimeout(ctx, s.cfg.PassTimeout)
 	if n, err := s.store.RepairEmptyActive(repairCtx, s.cfg.BatchSize); err != nil {
-		sum.LeaseCheckFailures++
+		sum.FailedSteps++
 		sum.LastError = err.Error()
 	} else {
 		sum.RoomsRepaired += n
@@ -266,7 +245,7 @@ func (s *Sweeper) nextWait(ctx context.Context, p PassReport) time.Duration {
 func (s *Sweeper) report(ctx context.Context, sum Summary) {
 	fields := sum.Fields()
 	level := slog.LevelInfo
-	if sum.LeaseCheckFailures > 0 {
+	if sum.FailedSteps > 0 {
 		level = slog.LevelWarn
 	}
 	args := make([]any, 0, 2*len(fields))

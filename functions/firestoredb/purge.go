@@ -1,0 +1,105 @@
+package firestoredb
+
+import (
+	"context"
+	"errors"
+
+	"cloud.google.com/go/firestore"
+	"google.golang.org/api/iterator"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// PurgeClosed finishes up to limit teardowns whose documents under
+// rooms/{roomId} are not yet all deleted: those just decided, and those a
+// crashed sweeper left half done. It returns how many it finished.
+//
+// Each document is deleted only if it was last written before the teardown
+// committed (decidedAt, a server time), and with that update time as a
+// precondition, so a document that a newer lifetime of the room wrote, even
+// one written between our read and our delete, is never taken. Repeating a
+// purge, or two sweepers purging at once, deletes each document once.
+func (s *Store) PurgeClosed(ctx context.Context, limit int) (int, error) {
+	snaps, err := s.queryAll(ctx, s.client.Collection(ClosingsCollection).
+		Where(FieldPendingCleanup, "==", true).Limit(limit))
+	if err != nil {
+		return 0, storeError("listing pending teardowns", err)
+	}
+	for _, snap := range snaps {
+		rec, err := decode[closingRecord](snap)
+		if err != nil {
+			return 0, storeError("listing pending teardowns", err)
+		}
+		if err := s.purgeRoom(ctx, rec, snap.Ref); err != nil {
+			return 0, storeError("purging "+rec.RoomID, err)
+		}
+		// Last: a crash before this line leaves the record pending, and the
+		// next pass repeats the (idempotent) purge.
+		err = s.updateDoc(ctx, snap.Ref, []firestore.Update{{Path: FieldPendingCleanup, Value: false}})
+		if err != nil && status.Code(err) != codes.NotFound {
+			return 0, storeError("purging "+rec.RoomID, err)
+		}
+	}
+	return len(snaps), nil
+}
+
+func (s *Store) purgeRoom(ctx context.Context, rec *closingRecord, closingRef *firestore.DocumentRef) error {
+	var visit func(parent *firestore.DocumentRef) error
+	visit = func(parent *firestore.DocumentRef) error {
+		cols := parent.Collections(ctx)
+		for {
+			col, err := cols.Next()
+			if errors.Is(err, iterator.Done) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			refs := col.DocumentRefs(ctx)
+			for {
+				ref, err := refs.Next()
+				if errors.Is(err, iterator.Done) {
+					break
+				}
+				if err != nil {
+					return err
+				}
+				// Children first, so that a crash never leaves a
+				// subcollection whose parent is already gone unvisited.
+				if err := visit(ref); err != nil {
+					return err
+				}
+				if err := s.purgeDoc(ctx, ref, col.ID, rec, closingRef); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return visit(s.room(rec.RoomID))
+}
+
+func (s *Store) purgeDoc(ctx context.Context, ref *firestore.DocumentRef, collection string, rec *closingRecord, closingRef *firestore.DocumentRef) error {
+	snap, err := s.getDoc(ctx, ref)
+	if status.Code(err) == codes.NotFound {
+		return nil // a parent that exists only through its subcollections
+	}
+	if err != nil {
+		return err
+	}
+	if snap.UpdateTime.After(rec.DecidedAt) {
+		return nil // written by a newer lifetime of the room
+	}
+	if collection == ReceiptsCollection && s.settings.ArchiveReceipts {
+		data := snap.Data()
+		data[FieldExpireAt] = rec.ExpireAt
+		if err := s.setDoc(ctx, closingRef.Collection(ReceiptsCollection).Doc(ref.ID), data); err != nil {
+			return err
+		}
+	}
+	err = s.deleteDoc(ctx, ref, firestore.LastUpdateTime(snap.UpdateTime))
+	switch status.Code(err) {
+	case codes.NotFound, codes.FailedPrecondition:
+		return nil // deleted by another sweeper, or rewritten since we read it
+	}
+	return err
+}

@@ -1,0 +1,90 @@
+package firestoredb
+
+import (
+	"context"
+	"time"
+
+	"cloud.google.com/go/firestore"
+)
+
+// maxAttempts bounds transaction retries under contention: Firestore aborts
+// all but one of the transactions that contend for a document, and the
+// client retries the others with backoff.
+const maxAttempts = 30
+
+// txn is one attempt of a Firestore transaction. It counts what the attempt
+// reads and stages, so that call sites never count by hand.
+type txn struct {
+	tx     *firestore.Transaction
+	ops    *opMeter
+	writes int // staged in this attempt; billed only if it commits
+}
+
+// transact runs f as one Firestore transaction, every attempt with a fresh
+// `now`, and maps its error for op. With a roomID, the transaction first
+// takes that room's turn in this process's queue (see roomQueue); pass ""
+// for transactions that do not contend on a room.
+//
+// Firestore locks what a transaction reads until it commits, so everything f
+// decides from its reads holds at commit; a conflicting transaction makes
+// one of them retry, and f runs again from scratch.
+func (s *Store) transact(ctx context.Context, op, roomID string, f func(tx *txn, now time.Time) error, opts ...firestore.TransactionOption) error {
+	var last *txn
+	run := func() error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			last = &txn{tx: tx, ops: &s.ops}
+			return f(last, s.now())
+		}, append([]firestore.TransactionOption{firestore.MaxAttempts(maxAttempts)}, opts...)...)
+	}
+	var err error
+	if roomID == "" {
+		err = run()
+	} else {
+		err = s.inRoomTurn(ctx, roomID, run)
+	}
+	if err == nil && last != nil {
+		s.ops.write(last.writes)
+	}
+	return storeError(op, err)
+}
+
+// inRoomTurn runs f on roomID's turn in this process's queue.
+func (s *Store) inRoomTurn(ctx context.Context, roomID string, f func() error) error {
+	leave, err := s.rooms.enter(ctx, roomID)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return f()
+}
+
+// getAll reads refs in one round trip. Missing documents come back as
+// snapshots whose Exists() is false.
+func (t *txn) getAll(refs ...*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error) {
+	snaps, err := t.tx.GetAll(refs)
+	t.ops.read(len(refs))
+	return snaps, err
+}
+
+// query runs q inside the transaction, so that what it found (or did not
+// find) is part of what the transaction decides on.
+func (t *txn) query(q firestore.Query) ([]*firestore.DocumentSnapshot, error) {
+	snaps, err := t.tx.Documents(q).GetAll()
+	t.ops.read(len(snaps))
+	return snaps, err
+}
+
+func (t *txn) set(ref *firestore.DocumentRef, data any) error {
+	t.writes++
+	return t.tx.Set(ref, data)
+}
+
+func (t *txn) update(ref *firestore.DocumentRef, updates []firestore.Update) error {
+	t.writes++
+	return t.tx.Update(ref, updates)
+}
+
+func (t *txn) delete(ref *firestore.DocumentRef, preconds ...firestore.Precondition) error {
+	t.writes++
+	return t.tx.Delete(ref, preconds...)
+}

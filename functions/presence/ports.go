@@ -1,0 +1,73 @@
+package presence
+
+import (
+	"context"
+	"time"
+)
+
+// The ports: what the HTTP API and the sweeper need from storage. They are
+// declared here, beside the decisions they serve, so that the adapters
+// (functions/firestoredb implements both; functions/httpapi and
+// functions/sweep consume them) depend on this package and never on each
+// other.
+
+// Store is what the client API needs: every request a participant can make.
+// Every method validates its request first and returns EInvalid, writing
+// nothing, for a malformed one; every method returns EUnavailable when
+// storage cannot be reached in time.
+type Store interface {
+	// Join admits a session and issues it a new generation with a fresh
+	// lease. Returns EForbidden if the room's policy does not list the user
+	// and ERoomFull at the participant cap.
+	Join(ctx context.Context, req JoinRequest) (JoinResult, error)
+	// Heartbeat renews a lease and returns its new end. Returns
+	// EStaleGeneration if the session is gone, superseded or expired.
+	Heartbeat(ctx context.Context, ref SessionRef) (time.Time, error)
+	// Leave ends a session and reports whether it removed anything; a stale
+	// generation or a session already gone is not an error.
+	Leave(ctx context.Context, ref SessionRef) (bool, error)
+	// Roster reads a room's live roster for one of its participants.
+	// Returns ENotFound for a room that does not exist and EForbidden for a
+	// caller who is not a live participant.
+	Roster(ctx context.Context, req RosterRequest) (Roster, error)
+	// SetTyping shows or clears a typing signal. Returns EStaleGeneration
+	// unless the session holds the current generation and a live lease.
+	SetTyping(ctx context.Context, ref SessionRef, typing bool) error
+	// MarkRead moves a read position forward and returns the stored
+	// maximum. Returns EForbidden for a caller not on the roster.
+	MarkRead(ctx context.Context, req ReceiptRequest) (int64, error)
+}
+
+// SweepStore is what the sweeper needs. Every method that changes something
+// re-checks its precondition inside a transaction, so a sweeper that acts on
+// a stale read, or two sweepers at once, change each thing at most once.
+// Every method returns EUnavailable when storage cannot be reached in time.
+type SweepStore interface {
+	// CleanupMode returns the operator's run-time mode, or "" if unset.
+	CleanupMode(ctx context.Context) (string, error)
+	// ExpiredSessions lists up to limit sessions whose lease ended at or
+	// before now, the oldest deadline first.
+	ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]ExpiryCandidate, error)
+	// ExpireSession removes a candidate's session; its Outcome is Conflict
+	// when the session was renewed or rejoined since it was listed.
+	ExpireSession(ctx context.Context, c ExpiryCandidate) (ExpiryResult, error)
+	// ExpiredTyping lists up to limit typing signals expired at or before now.
+	ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]TypingCandidate, error)
+	// ClearTyping removes a signal unless it was renewed since it was listed.
+	ClearTyping(ctx context.Context, c TypingCandidate) (Outcome, error)
+	// DueRooms lists up to limit suspected_empty rooms past their grace.
+	DueRooms(ctx context.Context, now time.Time, limit int) ([]Room, error)
+	// TearDown makes the authoritative occupancy check; it deletes only on
+	// a TearDown verdict with enforce set.
+	TearDown(ctx context.Context, c TeardownCandidate, enforce bool) (TeardownResult, error)
+	// PurgeClosed finishes up to limit teardowns and returns how many.
+	PurgeClosed(ctx context.Context, limit int) (int, error)
+	// RepairEmptyActive marks up to limit active rooms with an empty roster
+	// suspected_empty and returns how many.
+	RepairEmptyActive(ctx context.Context, limit int) (int, error)
+	// NextDeadline returns the earliest lease end, typing expiry or
+	// cleanupAfter, or the zero time when nothing is scheduled.
+	NextDeadline(ctx context.Context) (time.Time, error)
+	// WriteSweepStatus stores the latest run's summary for operators.
+	WriteSweepStatus(ctx context.Context, summary map[string]any) error
+}

@@ -1,0 +1,92 @@
+package presence
+
+// Requests as they reach the stores. Each is validated once, by the store
+// method that receives it, before anything is read or written: ids become
+// Firestore document paths, so a malformed one must never get that far.
+
+// SessionKey names one session: a participant's tab or app instance in a
+// room. The participant id is the verified token's uid, never client input.
+type SessionKey struct {
+	RoomID        string
+	ParticipantID string
+	SessionID     string
+}
+
+// Validate returns EInvalid unless every id is usable as a document id.
+func (k SessionKey) Validate() error {
+	if err := ValidateRoomID(k.RoomID); err != nil {
+		return err
+	}
+	if err := ValidateParticipantID(k.ParticipantID); err != nil {
+		return err
+	}
+	return ValidateSessionID(k.SessionID)
+}
+
+// JoinRequest asks to join a room with one session.
+type JoinRequest struct {
+	SessionKey
+	// DisplayName is applied when HasDisplayName is set; a join without a
+	// name keeps the one on the roster.
+	DisplayName    string
+	HasDisplayName bool
+}
+
+// Validate returns EInvalid for a bad id or display name.
+func (r JoinRequest) Validate() error {
+	if err := r.SessionKey.Validate(); err != nil {
+		return err
+	}
+	return ValidateDisplayName(r.DisplayName)
+}
+
+// SessionRef names one session and the generation its holder believes in:
+// what heartbeats, leaves and typing signals carry.
+type SessionRef struct {
+	SessionKey
+	Generation int64
+}
+
+// Validate returns EInvalid for a bad id or generation.
+func (r SessionRef) Validate() error {
+	if err := r.SessionKey.Validate(); err != nil {
+		return err
+	}
+	return ValidateGeneration(r.Generation)
+}
+
+// RosterRequest asks for a room's live roster on behalf of one participant.
+type RosterRequest struct {
+	RoomID   string
+	CallerID string
+}
+
+// Validate returns EInvalid for a bad room or caller id.
+func (r RosterRequest) Validate() error {
+	if err := ValidateRoomID(r.RoomID); err != nil {
+		return err
+	}
+	return ValidateParticipantID(r.CallerID)
+}
+
+// ReceiptRequest moves a participant's read position in a room forward.
+type ReceiptRequest struct {
+	RoomID        string
+	ParticipantID string
+	LastReadSeq   int64
+}
+
+// Validate returns EInvalid for a bad id or a position that is negative or
+// not exact in JavaScript.
+func (r ReceiptRequest) Validate() error {
+	if err := ValidateRoomID(r.RoomID); err != nil {
+		return err
+	}
+	if err := ValidateParticipantID(r.ParticipantID); err != nil {
+		return err
+	}
+	if r.LastReadSeq < 0 || r.LastReadSeq > MaxGeneration {
+		return Errorf(EInvalid, "lastReadSeq must be an integer between 0 and 2^53-1")
+	}
+	return nil
+}
