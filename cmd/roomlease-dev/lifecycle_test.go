@@ -109,7 +109,7 @@ func TestRace7_TwoProcessesDepartureAndReconnect(t *testing.T) {
 	// 2. A sweeper sees the room suspected_empty past its (zero) grace.
 	store := firestoredb.New(client, presence.DefaultSettings(), time.Now)
 	ctx := context.Background()
-	due, err := store.DueRooms(ctx, time.Now(), 500)
+	due, err := store.DueRooms(ctx, time.Now(), 500, false)
 	if err != nil {
 		t.Fatal(err)
 	}

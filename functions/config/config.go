@@ -49,7 +49,7 @@ const (
 	// EnvSweepInterval is the deprecated name of EnvSweepMaxPause: the
 	// setting never was an interval, only the longest pause between passes.
 	EnvSweepInterval = "ROOMLEASE_SWEEP_INTERVAL"
-	EnvSweepBatch       = "ROOMLEASE_SWEEP_BATCH"
+	EnvSweepBatch    = "ROOMLEASE_SWEEP_BATCH"
 )
 
 // FromEnv reads the settings through getenv (os.Getenv in production) and

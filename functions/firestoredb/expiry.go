@@ -38,19 +38,26 @@ func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) (
 // two serialise; there is no half-renewed lease.
 func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (presence.ExpiryResult, error) {
 	var res presence.ExpiryResult
+	var plan presence.DeparturePlan
 	k := presence.SessionKey{RoomID: c.RoomID, ParticipantID: c.ParticipantID, SessionID: c.SessionID}
-	err := s.transact(ctx, "expiring a session", c.RoomID, func(tx *txn, now time.Time) error {
+	err := s.transact(ctx, "expiring a session", func(tx *txn, now time.Time) error {
 		st, err := s.readDeparture(tx, k)
 		if err != nil {
 			return err
 		}
-		plan, outcome := s.settings.PlanExpiry(now, st, c)
-		res = presence.ExpiryResult{Outcome: outcome, RoomSuspected: plan.RoomSuspected}
-		if outcome != presence.Done {
+		plan, res.Outcome = s.settings.PlanExpiry(now, st, c)
+		if res.Outcome != presence.Done {
 			return nil
 		}
-		return s.applyDeparture(tx, k, plan)
+		return s.applyDeparture(tx, now, k, plan)
 	})
+	if err != nil || !plan.DeleteParticipant {
+		return res, err
+	}
+	// As after a leave: the grace counts from the lease's end, not from
+	// when the sweeper came.
+	_, emptiness, err := s.settleEmptiness(ctx, c.RoomID, plan.DepartedAt)
+	res.RoomSuspected = emptiness == presence.BecameEmpty
 	return res, err
 }
 
@@ -78,7 +85,7 @@ func (s *Store) ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]
 func (s *Store) ClearTyping(ctx context.Context, c presence.TypingCandidate) (presence.Outcome, error) {
 	var outcome presence.Outcome
 	ref := s.typing(c.RoomID, c.ParticipantID)
-	err := s.transact(ctx, "clearing typing", "", func(tx *txn, now time.Time) error {
+	err := s.transact(ctx, "clearing typing", func(tx *txn, now time.Time) error {
 		snaps, err := tx.getAll(ref)
 		if err != nil {
 			return err
@@ -96,18 +103,19 @@ func (s *Store) ClearTyping(ctx context.Context, c presence.TypingCandidate) (pr
 }
 
 // NextDeadline returns the earliest instant at which sweeping has work:
-// a lease end, a typing expiry or an empty room's cleanupAfter. It returns
-// the zero time when nothing is scheduled. Each part is a one-row query, so
-// its cost does not grow with the number of rooms.
-func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
+// a lease end, a typing expiry or an empty room's cleanupAfter (with
+// unreportedOnly, only of rooms not yet reported by an observing sweeper,
+// which would otherwise stay due for ever). It returns the zero time when
+// nothing is scheduled. Each part is a one-row query, so its cost does not
+// grow with the number of rooms.
+func (s *Store) NextDeadline(ctx context.Context, unreportedOnly bool) (time.Time, error) {
 	queries := []struct {
 		q     firestore.Query
 		field string
 	}{
 		{s.client.CollectionGroup(SessionsCollection).OrderBy(FieldLeaseExpiresAt, firestore.Asc).Limit(1), FieldLeaseExpiresAt},
 		{s.client.CollectionGroup(TypingCollection).OrderBy(FieldExpiresAt, firestore.Asc).Limit(1), FieldExpiresAt},
-		{s.client.Collection(RoomsCollection).Where(FieldState, "==", string(presence.StateSuspectedEmpty)).
-			OrderBy(FieldCleanupAfter, firestore.Asc).Limit(1), FieldCleanupAfter},
+		{s.dueRooms(unreportedOnly).OrderBy(FieldCleanupAfter, firestore.Asc).Limit(1), FieldCleanupAfter},
 	}
 	var next time.Time
 	for _, q := range queries {

@@ -25,9 +25,7 @@ func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Ti
 	}
 	sessionRef := s.session(ref.SessionKey)
 	var deadline time.Time
-	// No room turn: a heartbeat touches no document that another session's
-	// request writes, so it has nothing to queue behind.
-	err := s.transact(ctx, "heartbeat", "", func(tx *txn, now time.Time) error {
+	err := s.transact(ctx, "heartbeat", func(tx *txn, now time.Time) error {
 		snaps, err := tx.getAll(sessionRef)
 		if err != nil {
 			return err

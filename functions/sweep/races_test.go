@@ -204,8 +204,8 @@ type cutAfterListing struct {
 	armed bool
 }
 
-func (c *cutAfterListing) DueRooms(ctx context.Context, now time.Time, limit int) ([]presence.Room, error) {
-	rooms, err := c.Store.DueRooms(ctx, now, limit)
+func (c *cutAfterListing) DueRooms(ctx context.Context, now time.Time, limit int, unreportedOnly bool) ([]presence.Room, error) {
+	rooms, err := c.Store.DueRooms(ctx, now, limit, unreportedOnly)
 	if c.armed {
 		c.proxy.Cut()
 	}

@@ -11,23 +11,39 @@ import (
 	"github.com/roomlease/roomlease/functions/sweep"
 )
 
-// A missed event can leave a room marked active with an empty roster; a run
-// repairs it to suspected_empty, and it is then torn down after the grace.
+// A leave whose request died between its commit and its emptiness check
+// leaves the room active with an empty roster, and only the mark on the
+// revision shard says so. A run re-checks it: the room enters its grace,
+// counted from the departure, and is torn down after it.
 func TestRun_RepairsActiveRoomWithEmptyRoster(t *testing.T) {
 	f := MustOpen(t)
-	_, err := f.client.Doc("rooms/orphan").Set(f.ctx, map[string]any{
-		"roomId": "orphan", "state": "active", "generation": 1, "revision": 4, "participantCount": 0,
-		"createdAt": f.clock.Now(), "updatedAt": f.clock.Now(), "expireAt": f.clock.Now().AddDate(0, 1, 0),
-	})
+	s := f.sweeper(t, f.store, sweep.Config{RunBudget: time.Millisecond} /* one pass */)
+	alice := f.join(t, "orphan", "alice", "tab")
+	f.clock.Advance(time.Second)
+	departedAt := f.clock.Now()
+	// What the leave's transaction wrote, and nothing after it.
+	shard := f.shardOf(t, "orphan")
+	_, err := f.client.Batch().
+		Delete(f.client.Doc("rooms/orphan/participants/alice/sessions/"+alice.ID)).
+		Delete(f.client.Doc("rooms/orphan/participants/alice")).
+		Set(shard, map[string]any{"roomId": "orphan", "changes": firestore.Increment(1), "mayBeEmptyAt": departedAt}, firestore.MergeAll).
+		Commit(f.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := f.sweeper(t, f.store, sweep.Config{RunBudget: time.Millisecond} /* one pass */)
-	if sum := s.Run(f.ctx); sum.RoomsRepaired != 1 {
+	if sum := s.Run(f.ctx); sum.RoomsRepaired != 0 {
+		t.Fatalf("a run within the settling time repaired %d rooms; the departing request may still be checking", sum.RoomsRepaired)
+	}
+	f.clock.Advance(10 * time.Second)
+	if sum := s.Run(f.ctx); sum.RoomsRepaired != 1 || sum.FailedSteps != 0 {
 		t.Fatalf("run: %+v", sum)
 	}
-	if f.roomState(t, "orphan") != "suspected_empty" {
-		t.Fatalf("not repaired: %s", f.roomState(t, "orphan"))
+	room := f.docData(t, "rooms/orphan")
+	if room["state"] != "suspected_empty" || !departedAt.Equal(room["emptySince"].(time.Time)) {
+		t.Fatalf("room %v, want suspected_empty since the departure at %v", room, departedAt)
+	}
+	if sum := s.Run(f.ctx); sum.RoomsRepaired != 0 {
+		t.Fatalf("the next run repaired %d rooms again", sum.RoomsRepaired)
 	}
 	f.clock.Advance(f.settings.EmptyRoomGrace)
 	if r := f.pass(t, s); r.RoomsDeleted != 1 {
