@@ -36,6 +36,7 @@ const (
 	EnvLease            = "ROOMLEASE_LEASE"
 	EnvEmptyRoomGrace   = "ROOMLEASE_EMPTY_ROOM_GRACE"
 	EnvMaxParticipants  = "ROOMLEASE_MAX_PARTICIPANTS"
+	EnvRevisionShards   = "ROOMLEASE_REVISION_SHARDS"
 	EnvRecordHorizon    = "ROOMLEASE_RECORD_HORIZON"
 	EnvSessionRetention = "ROOMLEASE_SESSION_RETENTION"
 	EnvAllowedOrigins   = "ROOMLEASE_ALLOWED_ORIGINS"
@@ -116,6 +117,14 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", EnvSweepBatch, v))
 		}
 		c.Sweep.BatchSize = n
+	}
+	if v := getenv(EnvRevisionShards); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", EnvRevisionShards, v))
+		} else {
+			c.Presence.RevisionShards = n
+		}
 	}
 	if v := getenv(EnvMaxParticipants); v != "" {
 		n, err := strconv.Atoi(v)

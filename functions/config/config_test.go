@@ -66,6 +66,7 @@ func TestFromEnv(t *testing.T) {
 		"ErrBadDuration":        {map[string]string{config.EnvProjectID: "p", config.EnvLease: "15"}, config.EnvLease + `="15" is not a duration`},
 		"ErrBadNumber":          {map[string]string{config.EnvProjectID: "p", config.EnvMaxParticipants: "many"}, config.EnvMaxParticipants},
 		"ErrLeaseBelowTwoBeats": {map[string]string{config.EnvProjectID: "p", config.EnvLease: "8s"}, "at least twice the heartbeat"},
+		"ErrTooManyShards":      {map[string]string{config.EnvProjectID: "p", config.EnvRevisionShards: "65"}, "revision shards 65"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := config.FromEnv(env(tc.env))

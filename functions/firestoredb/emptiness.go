@@ -4,54 +4,99 @@ import (
 	"context"
 	"time"
 
+	"cloud.google.com/go/firestore"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
+// maxEmptinessRounds bounds how often settleEmptiness re-reads a room whose
+// version moved under it; each round that loses does so because another
+// departure or a join changed the room, which settles within a few.
+const maxEmptinessRounds = 5
+
 // settleEmptiness runs after a departure that removed a roster entry has
 // committed (a leave, an expiry, or the sweeper's re-check of one): if the
-// roster is now empty, the room enters its grace, with the grace counted
-// from departedAt. It returns the room as it stands afterwards (nil if gone)
-// and what was decided.
+// roster is now empty, the room enters its grace, counted from departedAt.
+// It returns the room as it stands afterwards (nil if gone) and what was
+// decided.
 //
-// Exactly once across instances: the transaction reads the room and queries
-// the roster, and Firestore locks both until it commits, so two last
-// departures checking at once serialise: the first makes the transition,
-// the second finds it made (and moves the grace to its own departure if that
-// came later). A join that adds an entry meanwhile either commits first, and
-// is counted, or waits. Since every departure checks after its own commit,
-// the last one to commit always finds the roster as empty as it is.
+//  1. Read the room and count the entries, without a transaction.
+//  2. If the plan changes the room, write it on the condition that it is
+//     still the version read: of several last departures checking at once,
+//     exactly one makes the transition; the others find it made, and move
+//     the grace to their own departure if that came later.
+//  3. A join may have added an entry between the count and the write (it
+//     reads the room but does not write it, so the condition cannot see
+//     it). Count again: if someone is there, revive the room as a join in
+//     the grace would. If this request dies before that, the room is
+//     suspected_empty with a live lease, which the teardown's check finds
+//     and repairs; it never deletes such a room.
+//
+// No transaction holds a lock here, so a crowd's last departures do not
+// wait for each other.
 func (s *Store) settleEmptiness(ctx context.Context, roomID string, departedAt time.Time) (*presence.Room, presence.Emptiness, error) {
-	// A cheap look first, without locks: in a crowd leaving, only the last
-	// few departures find nobody left and need the transaction.
-	n, err := s.countEntries(ctx, roomID, nil)
+	for range maxEmptinessRounds {
+		room, version, err := s.readRoom(ctx, roomID)
+		if err != nil || room == nil {
+			return nil, presence.StillOccupied, err
+		}
+		if room.State != presence.StateActive && !departedAt.After(room.EmptySince) {
+			return room, presence.AlreadyEmpty, nil // nothing this departure could change
+		}
+		entries, err := s.countEntries(ctx, roomID, nil)
+		if err != nil {
+			return nil, presence.StillOccupied, storeError("checking for an empty room", err)
+		}
+		next, decided := s.settings.PlanEmptiness(s.now(), room, entries, departedAt)
+		if decided == presence.StillOccupied || decided == presence.AlreadyEmpty {
+			return room, decided, nil
+		}
+		switch err := s.writeRoomAt(ctx, next, version); status.Code(err) {
+		case codes.OK:
+		case codes.FailedPrecondition, codes.NotFound:
+			continue // the room moved on meanwhile: look again
+		default:
+			return nil, presence.StillOccupied, storeError("emptying a room", err)
+		}
+		if entries, err = s.countEntries(ctx, roomID, nil); err != nil || entries == 0 {
+			return &next, decided, storeError("checking for an empty room", err)
+		}
+		// Step 3: a join slipped in. Undo as a join in the grace would.
+		revived := s.settings.Reactivate(s.now(), next)
+		_, version, err = s.readRoom(ctx, roomID)
+		if err == nil {
+			err = s.writeRoomAt(ctx, revived, version)
+		}
+		if status.Code(err) == codes.FailedPrecondition {
+			continue // the join revived it itself, or another check moved it
+		}
+		return &revived, presence.StillOccupied, storeError("reviving a room", err)
+	}
+	return nil, presence.StillOccupied, presence.Errorf(presence.EUnavailable, "the room kept changing while checking it for emptiness")
+}
+
+// readRoom reads the room document outside any transaction, with its
+// version (update time) for a conditional write.
+func (s *Store) readRoom(ctx context.Context, roomID string) (*presence.Room, time.Time, error) {
+	snap, err := s.getDoc(ctx, s.room(roomID))
+	if status.Code(err) == codes.NotFound {
+		return nil, time.Time{}, nil
+	}
 	if err != nil {
-		return nil, presence.StillOccupied, storeError("checking for an empty room", err)
+		return nil, time.Time{}, storeError("reading a room", err)
 	}
-	if n > 0 {
-		return nil, presence.StillOccupied, nil
+	room, err := decodeRoom(snap, roomID)
+	return room, snap.UpdateTime, err
+}
+
+// writeRoomAt replaces the room document with room if it is still at
+// version: a single write that holds no lock before it commits.
+func (s *Store) writeRoomAt(ctx context.Context, room presence.Room, version time.Time) error {
+	_, err := s.room(room.ID).Update(ctx, roomUpdates(room), firestore.LastUpdateTime(version))
+	if err == nil {
+		s.ops.write(1)
 	}
-	var room *presence.Room
-	var decided presence.Emptiness
-	roomRef := s.room(roomID)
-	err = s.transact(ctx, "checking for an empty room", func(tx *txn, now time.Time) error {
-		snaps, err := tx.getAll(roomRef)
-		if err != nil {
-			return err
-		}
-		if room, err = decodeRoom(snaps[0], roomID); err != nil {
-			return err
-		}
-		entries, err := tx.query(roomRef.Collection(ParticipantsCollection).Limit(1))
-		if err != nil {
-			return err
-		}
-		next, e := s.settings.PlanEmptiness(now, room, len(entries), departedAt)
-		decided = e
-		if e != presence.BecameEmpty && e != presence.LaterDeparture {
-			return nil
-		}
-		room = &next
-		return tx.set(roomRef, roomToRecord(next))
-	})
-	return room, decided, err
+	return err
 }

@@ -81,11 +81,11 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 		// Everything the decision depends on. The reads lock these documents
 		// until commit, so a concurrent leave, heartbeat or teardown of the
 		// same session or room either commits before our reads or waits.
-		snaps, err := tx.getAll(roomRef, participantRef, s.policy(req.RoomID))
+		snaps, err := tx.getAll(roomRef, participantRef, s.policy(req.RoomID), s.session(req.SessionKey))
 		if err != nil {
 			return err
 		}
-		st, err := s.readJoinState(tx, req, snaps)
+		st, err := s.readJoinState(ctx, req, snaps)
 		if err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 	return plan, roomVersion, err
 }
 
-func (s *Store) readJoinState(tx *txn, req presence.JoinRequest, snaps []*firestore.DocumentSnapshot) (presence.JoinState, error) {
+func (s *Store) readJoinState(ctx context.Context, req presence.JoinRequest, snaps []*firestore.DocumentSnapshot) (presence.JoinState, error) {
 	var st presence.JoinState
 	var err error
 	if st.Room, err = decodeRoom(snaps[0], req.RoomID); err != nil {
@@ -135,27 +135,46 @@ func (s *Store) readJoinState(tx *txn, req presence.JoinRequest, snaps []*firest
 	if st.Policy, err = decodePolicy(snaps[2]); err != nil {
 		return st, err
 	}
-	st.Sessions, err = s.userSessions(tx, req.RoomID, req.ParticipantID)
+	st.Sessions, _, err = s.userSessions(ctx, req.SessionKey, snaps[3])
 	return st, err
 }
 
-// userSessions reads, in tx, all of one user's session documents in a room:
-// a handful (one per tab or device), and the truth the roster entry's
-// session count is recounted from.
-func (s *Store) userSessions(tx *txn, roomID, uid string) ([]presence.Session, error) {
-	snaps, err := tx.query(s.participant(roomID, uid).Collection(SessionsCollection).Query)
+// userSessions returns all of one user's session documents in a room: a
+// handful (one per tab or device), the truth the roster entry's session
+// count is recounted from. The session k names was read in the transaction
+// (own); the others are listed outside it.
+//
+// Why not list them in the transaction: the emulator locks a whole range
+// for a transactional query, so every join of a crowd would wait for every
+// other. Nothing is lost by listing outside: a change of another session
+// that alters the count also writes the roster entry, which this
+// transaction has read, so the two serialise and the later one lists again;
+// a change that leaves the count alone cannot make it wrong.
+func (s *Store) userSessions(ctx context.Context, k presence.SessionKey, own *firestore.DocumentSnapshot) ([]presence.Session, *presence.Session, error) {
+	snaps, err := s.queryAll(ctx, s.participant(k.RoomID, k.ParticipantID).Collection(SessionsCollection).Query)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]presence.Session, 0, len(snaps))
+	ownSession, err := decodeSession(own)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]presence.Session, 0, len(snaps)+1)
 	for _, snap := range snaps {
+		if snap.Ref.ID == k.SessionID {
+			continue // the transaction's read is the one that counts
+		}
 		sess, err := decodeSession(snap)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, *sess)
 	}
-	return out, nil
+	if ownSession != nil {
+		out = append(out, *ownSession)
+		ownSession = &out[len(out)-1]
+	}
+	return out, ownSession, nil
 }
 
 // stepRoom makes plan's lifecycle step as one conditional write: create the
@@ -175,17 +194,7 @@ func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersio
 				return err
 			}
 		case presence.ReviveRoom:
-			r := plan.Room
-			err := tx.update(roomRef, []firestore.Update{
-				{Path: FieldState, Value: string(r.State)},
-				{Path: FieldGeneration, Value: r.Generation},
-				{Path: FieldEmptySince, Value: nil},
-				{Path: FieldCleanupAfter, Value: nil},
-				{Path: FieldTeardownReported, Value: false},
-				{Path: FieldUpdatedAt, Value: r.UpdatedAt},
-				{Path: FieldExpireAt, Value: r.ExpireAt},
-			}, firestore.LastUpdateTime(roomVersion))
-			if err != nil {
+			if err := tx.update(roomRef, roomUpdates(plan.Room), firestore.LastUpdateTime(roomVersion)); err != nil {
 				return err
 			}
 		}

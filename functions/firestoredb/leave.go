@@ -24,7 +24,7 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 	}
 	var plan presence.DeparturePlan
 	err := s.transact(ctx, "leave", func(tx *txn, now time.Time) error {
-		st, err := s.readDeparture(tx, ref.SessionKey)
+		st, err := s.readDeparture(ctx, tx, ref.SessionKey)
 		if err != nil {
 			return err
 		}
@@ -46,26 +46,20 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 	return res, nil
 }
 
-// readDeparture reads, inside tx, what removing one session depends on: the
-// user's roster entry and all of the user's sessions in the room.
-func (s *Store) readDeparture(tx *txn, k presence.SessionKey) (presence.DepartureState, error) {
+// readDeparture reads what removing one session depends on: in tx, the
+// user's roster entry and the session; the user's other sessions beside it
+// (see userSessions).
+func (s *Store) readDeparture(ctx context.Context, tx *txn, k presence.SessionKey) (presence.DepartureState, error) {
 	var st presence.DepartureState
-	snaps, err := tx.getAll(s.participant(k.RoomID, k.ParticipantID))
+	snaps, err := tx.getAll(s.participant(k.RoomID, k.ParticipantID), s.session(k))
 	if err != nil {
 		return st, err
 	}
 	if st.Participant, err = decodeParticipant(snaps[0], k.RoomID, k.ParticipantID); err != nil {
 		return st, err
 	}
-	if st.Sessions, err = s.userSessions(tx, k.RoomID, k.ParticipantID); err != nil {
-		return st, err
-	}
-	for i := range st.Sessions {
-		if st.Sessions[i].ID == k.SessionID {
-			st.Session = &st.Sessions[i]
-		}
-	}
-	return st, nil
+	st.Sessions, st.Session, err = s.userSessions(ctx, k, snaps[1])
+	return st, err
 }
 
 // applyDeparture writes a departure plan inside tx. A plan that removes

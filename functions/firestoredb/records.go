@@ -75,6 +75,21 @@ func decodeRoom(snap *firestore.DocumentSnapshot, id string) (*presence.Room, er
 	return &r, nil
 }
 
+// roomUpdates are the fields a lifecycle transition rewrites, for a
+// conditional update (Set takes no precondition).
+func roomUpdates(r presence.Room) []firestore.Update {
+	rec := roomToRecord(r)
+	return []firestore.Update{
+		{Path: FieldState, Value: rec.State},
+		{Path: FieldGeneration, Value: rec.Generation},
+		{Path: FieldEmptySince, Value: rec.EmptySince},
+		{Path: FieldCleanupAfter, Value: rec.CleanupAfter},
+		{Path: FieldTeardownReported, Value: rec.TeardownReported},
+		{Path: FieldUpdatedAt, Value: rec.UpdatedAt},
+		{Path: FieldExpireAt, Value: rec.ExpireAt},
+	}
+}
+
 // optionalTime stores the zero time as null, so that queries and listeners
 // see "not set" rather than the year 1.
 func optionalTime(t time.Time) *time.Time {

@@ -23,13 +23,13 @@ const (
 )
 
 // PlanEmptiness decides, after a departure at departedAt removed a roster
-// entry, whether the room becomes suspected_empty. entries is the number of
-// roster entries counted inside the same transaction that reads room, so a
-// join that adds an entry either commits first (and is counted) or waits.
+// entry, whether the room becomes suspected_empty, given the room and the
+// number of roster entries as read after that departure committed.
 //
 // Each departure that removes an entry checks once, after its own commit, so
-// the last of any number of concurrent departures finds the roster empty;
-// the transition itself happens once, and the grace counts from the latest
+// the last of any number of concurrent departures finds the roster empty.
+// The store writes the result only if the room is still as read, so the
+// transition itself happens once, and the grace counts from the latest
 // departure that checked.
 func (s Settings) PlanEmptiness(now time.Time, room *Room, entries int, departedAt time.Time) (Room, Emptiness) {
 	switch {
