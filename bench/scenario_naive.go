@@ -3,8 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,104 +13,6 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
-func (o Options) write(name, md string, v any) error {
-	if err := writeJSON(filepath.Join(o.OutDir, name+".json"), v); err != nil {
-		return err
-	}
-	o.Log("\n" + md)
-	return os.WriteFile(filepath.Join(o.OutDir, name+".md"), []byte(md), 0o644)
-}
-
-func (o Options) svg(name, svg string) error {
-	return os.WriteFile(filepath.Join(o.OutDir, name+".svg"), []byte(svg), 0o644)
-}
-
-// projectClient returns a client on a fresh emulator project of its own.
-func projectClient(ctx context.Context, kind string) (*firestore.Client, error) {
-	return firestore.NewClient(ctx, fmt.Sprintf("bench-%s-%d", kind, time.Now().UnixNano()))
-}
-
-func runOps(ctx context.Context, o Options) error {
-	client, err := projectClient(ctx, "ops")
-	if err != nil {
-		return err
-	}
-	defer client.Close()
-	counts, err := MeasureOps(ctx, client, "ops-room")
-	if err != nil {
-		return err
-	}
-	return o.write("ops", OpsMarkdown(counts), counts)
-}
-
-// OpsMarkdown renders per-operation counts.
-func OpsMarkdown(counts []OpCount) string {
-	var b strings.Builder
-	b.WriteString("| store operation | reads | writes | room document written | roster entry written |\n|---|---|---|---|---|\n")
-	yn := func(v bool) string {
-		if v {
-			return "yes"
-		}
-		return "no"
-	}
-	for _, c := range counts {
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", c.Op, c.Reads, c.Writes, yn(c.RoomWritten), yn(c.RosterWritten))
-	}
-	return b.String()
-}
-
-type sweepResult struct {
-	Idle10   SweepCost       `json:"idle10"`
-	Idle10k  SweepCost       `json:"idle10000"`
-	Ratio    float64         `json:"readsRatio10000over10"`
-	Teardown TeardownBacklog `json:"teardownBacklog"`
-}
-
-func runSweep(ctx context.Context, o Options) error {
-	var res sweepResult
-	big, backlog := 10000, 1000
-	if o.Quick {
-		big, backlog = 1000, 200
-	}
-	for i, n := range []int{10, big} {
-		client, err := projectClient(ctx, "sweep")
-		if err != nil {
-			return err
-		}
-		o.Log(fmt.Sprintf("sweep: seeding %d active rooms", n))
-		c, err := IdleSweepCost(ctx, client, n, 10)
-		client.Close()
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			res.Idle10 = c
-		} else {
-			res.Idle10k = c
-		}
-	}
-	res.Ratio = Ratio(res.Idle10k.ReadsPerPass, res.Idle10.ReadsPerPass)
-	client, err := projectClient(ctx, "teardown")
-	if err != nil {
-		return err
-	}
-	defer client.Close()
-	o.Log(fmt.Sprintf("sweep: seeding %d due empty rooms", backlog))
-	if res.Teardown, err = TeardownThroughput(ctx, client, backlog); err != nil {
-		return err
-	}
-	var b strings.Builder
-	b.WriteString("| idle sweeper (every lease live) | rooms | reads per pass | writes per pass | pass p50 | pass p99 | reads of the next-deadline query |\n|---|---|---|---|---|---|---|\n")
-	for _, c := range []SweepCost{res.Idle10, res.Idle10k} {
-		fmt.Fprintf(&b, "| | %d | %.1f | %.1f | %s | %s | %d |\n", c.Rooms, c.ReadsPerPass, c.WritesPerPass, ms(c.PassLatency.P50), ms(c.PassLatency.P99), c.NextDeadlineReads)
-	}
-	fmt.Fprintf(&b, "\nIdle reads ratio (%d rooms ÷ 10 rooms): **%.2f**.\n", res.Idle10k.Rooms, res.Ratio)
-	t := res.Teardown
-	fmt.Fprintf(&b, "\nBacklog of %d due empty rooms: %d torn down in %d passes and %.1f s: **%.1f rooms/s** (batch %d), %.1f reads and %.1f writes per room.\n",
-		t.Rooms, t.Deleted, t.Passes, t.Seconds, t.RoomsPerSecond, t.BatchSize, t.ReadsPerRoom, t.WritesPerRoom)
-	return o.write("sweep", b.String(), res)
-}
-
 type naiveResult struct {
 	Interval float64     `json:"heartbeatIntervalSeconds"`
 	Rounds   int         `json:"rounds"`
@@ -121,6 +21,10 @@ type naiveResult struct {
 	HTTP     []*HTTPRoom `json:"http,omitempty"`
 }
 
+// runNaive is `scripts/bench naive`: heartbeat latency and listener traffic
+// by room size for roomlease, the naive baseline and a bare transaction, a
+// burst of simultaneous joins, and (with -server-bin) roomlease over HTTP
+// (naive.json, naive.md, latency-vs-room-size.svg).
 func runNaive(ctx context.Context, o Options) error {
 	sizes, rounds, burst := []int{10, 50, 100, 200, 500}, 3, 200
 	if len(o.Sizes) > 0 {
