@@ -43,14 +43,10 @@ func runLoad(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	if err := o.svg("ghost-time", Plot{Title: "Ghost time: crash → roster listener sees the removal (5 s / 15 s)", XLabel: "seconds", YLabel: "fraction of crashes",
-		Series: []Series{CDF("ghost time", rep.Samples["ghost"], 0.001), CDF("graceful leave", rep.Samples["leaveVisible"], 0.001)},
-		Marks:  []Mark{{X: lease.Seconds(), Label: "lease"}, {X: lease.Seconds() + 1, Label: "target"}}}.SVG()); err != nil {
+	if err := o.svg("ghost-time", GhostTimePlot(rep, lease)); err != nil {
 		return err
 	}
-	if err := o.svg("teardown-lag", Plot{Title: "Teardown lag: last departure → room deleted (grace 30 s)", XLabel: "seconds", YLabel: "fraction of rooms",
-		Series: []Series{CDF("teardown lag", rep.Samples["teardown"], 0.001)},
-		Marks:  []Mark{{X: grace.Seconds(), Label: "grace"}, {X: grace.Seconds() + 1, Label: "target"}}}.SVG()); err != nil {
+	if err := o.svg("teardown-lag", TeardownLagPlot(rep, grace)); err != nil {
 		return err
 	}
 	return o.write("load", WorkloadMarkdown(rep), rep)

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"strings"
 )
 
 type sweepResult struct {
@@ -49,14 +48,5 @@ func runSweep(ctx context.Context, o Options) error {
 	if res.Teardown, err = TeardownThroughput(ctx, client, backlog); err != nil {
 		return err
 	}
-	var b strings.Builder
-	b.WriteString("| idle sweeper (every lease live) | rooms | reads per pass | writes per pass | pass p50 | pass p99 | reads of the next-deadline query |\n|---|---|---|---|---|---|---|\n")
-	for _, c := range []SweepCost{res.Idle10, res.Idle10k} {
-		fmt.Fprintf(&b, "| | %d | %.1f | %.1f | %s | %s | %d |\n", c.Rooms, c.ReadsPerPass, c.WritesPerPass, ms(c.PassLatency.P50), ms(c.PassLatency.P99), c.NextDeadlineReads)
-	}
-	fmt.Fprintf(&b, "\nIdle reads ratio (%d rooms ÷ 10 rooms): **%.2f**.\n", res.Idle10k.Rooms, res.Ratio)
-	t := res.Teardown
-	fmt.Fprintf(&b, "\nBacklog of %d due empty rooms: %d torn down in %d passes and %.1f s: **%.1f rooms/s** (batch %d), %.1f reads and %.1f writes per room.\n",
-		t.Rooms, t.Deleted, t.Passes, t.Seconds, t.RoomsPerSecond, t.BatchSize, t.ReadsPerRoom, t.WritesPerRoom)
-	return o.write("sweep", b.String(), res)
+	return o.write("sweep", SweepMarkdown(res), res)
 }
