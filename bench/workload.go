@@ -143,5 +143,7 @@ func (w *Workload) Run(ctx context.Context) (*WorkloadReport, error) {
 	return w.report(time.Since(start), len(users), steady, roomsLeft, rss), nil
 }
 
+// hb and leaseD are the heartbeat interval and lease the server announced in
+// the first successful join (zero until then).
 func (w *Workload) hb() time.Duration     { return time.Duration(w.hbNanos.Load()) }
 func (w *Workload) leaseD() time.Duration { return time.Duration(w.leaseNanos.Load()) }

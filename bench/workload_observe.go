@@ -1,16 +1,22 @@
 package bench
 
+// What the run records as the listeners and the API calls report it.
+
 import (
 	"fmt"
 	"time"
 )
 
+// event counts one occurrence of name for the report's Events.
 func (w *Workload) event(name string) {
 	w.evMu.Lock()
 	w.events[name]++
 	w.evMu.Unlock()
 }
 
+// falseRemoval records a participant removed while one of its leases was
+// still live: the failure the design must never show. The first 20 are kept
+// word for word for the report.
 func (w *Workload) falseRemoval(format string, args ...any) {
 	w.falseRemovals.Add(1)
 	w.evMu.Lock()
