@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,6 +14,24 @@ var Prices = struct{ Reads, Writes, Deletes float64 }{0.03, 0.09, 0.01}
 
 // settingsCosts are the per-operation counts the settings are priced with.
 type settingsCosts struct{ Heartbeat, Join, Leave OpCount }
+
+// settingsCostsOf picks the measurements a participant-hour is priced with
+// out of MeasureOps' results. A label MeasureOps no longer uses is an error:
+// read from a map it would price the operation at zero.
+func settingsCostsOf(counts []OpCount) (settingsCosts, error) {
+	find := func(label string) (OpCount, error) {
+		for _, c := range counts {
+			if c.Op == label {
+				return c, nil
+			}
+		}
+		return OpCount{}, fmt.Errorf("MeasureOps measured no %q, which the settings are priced with", label)
+	}
+	hb, err1 := find("heartbeat #2")
+	join, err2 := find("join: another user")
+	leave, err3 := find("leave: a user's last tab")
+	return settingsCosts{Heartbeat: hb, Join: join, Leave: leave}, errors.Join(err1, err2, err3)
+}
 
 // SettingRun is one heartbeat/lease setting.
 type SettingRun struct {
@@ -36,11 +55,10 @@ func runSettings(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	cost := map[string]OpCount{}
-	for _, c := range counts {
-		cost[c.Op] = c
+	c, err := settingsCostsOf(counts)
+	if err != nil {
+		return err
 	}
-	c := settingsCosts{Heartbeat: cost["heartbeat #2"], Join: cost["join: another user"], Leave: cost["leave: a user's last tab"]}
 	grace := 10 * time.Second
 	var runs []SettingRun
 	for _, s := range [][2]time.Duration{{2 * time.Second, 6 * time.Second}, {5 * time.Second, 15 * time.Second}, {10 * time.Second, 30 * time.Second}} {
