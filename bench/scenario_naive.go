@@ -13,6 +13,7 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
+// naiveResult is what naive.json holds.
 type naiveResult struct {
 	Interval float64     `json:"heartbeatIntervalSeconds"`
 	Rounds   int         `json:"rounds"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 )
 
+// sweepResult is what sweep.json holds.
 type sweepResult struct {
 	Idle10   SweepCost       `json:"idle10"`
 	Idle10k  SweepCost       `json:"idle10000"`
