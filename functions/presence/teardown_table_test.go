@@ -1,6 +1,7 @@
 package presence_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -42,10 +43,27 @@ func TestJudgeTeardown(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := presence.JudgeTeardown(now, tc.room, candidate, tc.liveLeases); got != tc.want {
-				t.Fatalf("verdict %v, want %v", got, tc.want)
+				t.Fatalf("verdict %s, want %s", verdictName(got), verdictName(tc.want))
 			}
 		})
 	}
+}
+
+// verdictName makes a failing case say "LeasesLive", not "4".
+func verdictName(v presence.Verdict) string {
+	switch v {
+	case presence.TearDown:
+		return "TearDown"
+	case presence.RoomGone:
+		return "RoomGone"
+	case presence.GenerationChanged:
+		return "GenerationChanged"
+	case presence.GraceNotOver:
+		return "GraceNotOver"
+	case presence.LeasesLive:
+		return "LeasesLive"
+	}
+	return fmt.Sprintf("Verdict(%d)", int(v))
 }
 
 // The closing record keeps what an operator needs to judge a teardown (its
