@@ -18,8 +18,9 @@ func TestLiveRoster(t *testing.T) {
 	entry := func(uid string, at time.Time) presence.Participant {
 		return presence.Participant{RoomID: "r", ID: uid, JoinedAt: at, SessionCount: 1}
 	}
-	lease := func(uid, sid string, deadline time.Time) presence.Session {
-		return presence.Session{RoomID: "r", ParticipantID: uid, ID: sid, Generation: 1, LeaseExpiresAt: deadline}
+	// A session of uid; LiveRoster needs only its owner and its deadline.
+	lease := func(uid string, deadline time.Time) presence.Session {
+		return presence.Session{ParticipantID: uid, Generation: 1, LeaseExpiresAt: deadline}
 	}
 	live, ended := now.Add(10*time.Second), now.Add(-time.Second)
 
@@ -30,24 +31,24 @@ func TestLiveRoster(t *testing.T) {
 		want     []string // participant ids, in roster order
 	}{
 		{"live lease keeps the user listed",
-			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", "tab", live)}, []string{"alice"}},
+			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", live)}, []string{"alice"}},
 		{"user whose last lease ended is hidden while its entry awaits the sweeper",
-			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", "tab", ended)}, []string{}},
+			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", ended)}, []string{}},
 		{"lease ending exactly now is no longer live",
-			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", "tab", now)}, []string{}},
+			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", now)}, []string{}},
 		{"one live tab keeps a user listed beside a crashed one",
-			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", "crashed", ended), lease("alice", "tab", live)}, []string{"alice"}},
+			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", ended), lease("alice", live)}, []string{"alice"}},
 		{"entry without any session is hidden",
 			[]presence.Participant{entry("alice", joined(0))}, nil, []string{}},
 		{"session without a roster entry lists nobody",
-			nil, []presence.Session{lease("mallory", "tab", live)}, []string{}},
+			nil, []presence.Session{lease("mallory", live)}, []string{}},
 		{"listed by join time, earliest first",
 			[]presence.Participant{entry("carol", joined(2*time.Second)), entry("alice", joined(0)), entry("bob", joined(time.Second))},
-			[]presence.Session{lease("bob", "t", live), lease("carol", "t", live), lease("alice", "t", live)},
+			[]presence.Session{lease("bob", live), lease("carol", live), lease("alice", live)},
 			[]string{"alice", "bob", "carol"}},
 		{"same join time is ordered by id",
 			[]presence.Participant{entry("bob", joined(0)), entry("alice", joined(0))},
-			[]presence.Session{lease("alice", "t", live), lease("bob", "t", live)},
+			[]presence.Session{lease("alice", live), lease("bob", live)},
 			[]string{"alice", "bob"}},
 	}
 	for _, tc := range tests {
