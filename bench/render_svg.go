@@ -187,13 +187,3 @@ func CDF(name string, values []float64, scale float64) Series {
 	}
 	return out
 }
-
-// MemoryPlot plots a server's RSS over time.
-func MemoryPlot(m *MemoryReport) string {
-	s := Series{Name: "VmRSS"}
-	for _, x := range m.Series {
-		s.X = append(s.X, x.AtSeconds/60)
-		s.Y = append(s.Y, float64(x.KiB)/1024)
-	}
-	return Plot{Title: "roomlease-dev resident memory during the soak", XLabel: "minutes", YLabel: "MiB", Series: []Series{s}}.SVG()
-}
