@@ -36,11 +36,18 @@ func TestPlanExpiry(t *testing.T) {
 	session := func(gen int64, deadline time.Time) *presence.Session {
 		return &presence.Session{Generation: gen, LeaseExpiresAt: deadline}
 	}
-	room := func(count int) *presence.Room {
-		return &presence.Room{ID: "r", State: presence.StateActive, Generation: 2, Revision: 10, ParticipantCount: count}
-	}
 	entry := func(sessions int) *presence.Participant {
 		return &presence.Participant{ID: "alice", SessionCount: sessions}
+	}
+	otherTab := presence.Session{ID: "phone", Generation: 3, LeaseExpiresAt: now.Add(s.Lease)}
+	// state is the departure state with the sessions the store lists: the
+	// one seen (if still there) and any others.
+	state := func(e *presence.Participant, sess *presence.Session, others ...presence.Session) presence.DepartureState {
+		st := presence.DepartureState{Participant: e, Session: sess, Sessions: others}
+		if sess != nil {
+			st.Sessions = append(st.Sessions, *sess)
+		}
+		return st
 	}
 
 	tests := []struct {
@@ -48,29 +55,22 @@ func TestPlanExpiry(t *testing.T) {
 		st   presence.DepartureState
 		want presence.Outcome
 		// What the plan must do when the outcome is Done.
-		wantDeleteEntry, wantWriteEntry, wantWriteRoom, wantSuspected bool
+		wantDeleteEntry, wantWriteEntry bool
 	}{
-		{name: "ended lease of the last participant empties the room",
-			st:   presence.DepartureState{Room: room(1), Participant: entry(1), Session: session(7, ended)},
-			want: presence.Done, wantDeleteEntry: true, wantWriteRoom: true, wantSuspected: true},
-		{name: "ended lease of one of several participants keeps the room active",
-			st:   presence.DepartureState{Room: room(3), Participant: entry(1), Session: session(7, ended)},
-			want: presence.Done, wantDeleteEntry: true, wantWriteRoom: true},
-		{name: "ended lease of one tab keeps its user listed",
-			st:   presence.DepartureState{Room: room(1), Participant: entry(2), Session: session(7, ended)},
-			want: presence.Done, wantWriteEntry: true, wantWriteRoom: true},
+		{name: "ended lease of a user's only tab removes the entry",
+			st: state(entry(1), session(7, ended)), want: presence.Done, wantDeleteEntry: true},
+		{name: "ended lease of one tab keeps its user listed with one tab",
+			st: state(entry(2), session(7, ended), otherTab), want: presence.Done, wantWriteEntry: true},
+		{name: "a count that drifted high is recounted: no live tab left removes the entry",
+			st: state(entry(5), session(7, ended)), want: presence.Done, wantDeleteEntry: true},
 		{name: "orphaned session is deleted and no listener sees a change",
-			st:   presence.DepartureState{Room: room(1), Session: session(7, ended)},
-			want: presence.Done},
+			st: state(nil, session(7, ended)), want: presence.Done},
 		{name: "session already gone after a leave or another sweeper",
-			st:   presence.DepartureState{Room: room(1), Participant: entry(1)},
-			want: presence.AlreadyDone},
+			st: state(entry(1), nil), want: presence.AlreadyDone},
 		{name: "rejoin since the sweep read keeps its new generation",
-			st:   presence.DepartureState{Room: room(1), Participant: entry(1), Session: session(8, now.Add(s.Lease))},
-			want: presence.Conflict},
+			st: state(entry(1), session(8, now.Add(s.Lease))), want: presence.Conflict},
 		{name: "heartbeat that committed first keeps its renewed lease",
-			st:   presence.DepartureState{Room: room(1), Participant: entry(1), Session: session(7, now.Add(s.Lease))},
-			want: presence.Conflict},
+			st: state(entry(1), session(7, now.Add(s.Lease))), want: presence.Conflict},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,13 +84,11 @@ func TestPlanExpiry(t *testing.T) {
 				}
 				return
 			}
-			if !plan.Removed || plan.DeleteParticipant != tc.wantDeleteEntry || plan.WriteParticipant != tc.wantWriteEntry ||
-				plan.WriteRoom != tc.wantWriteRoom || plan.RoomSuspected != tc.wantSuspected {
-				t.Fatalf("plan %+v; want removed, deleteEntry=%v writeEntry=%v writeRoom=%v suspected=%v",
-					plan, tc.wantDeleteEntry, tc.wantWriteEntry, tc.wantWriteRoom, tc.wantSuspected)
+			if !plan.Removed || plan.DeleteParticipant != tc.wantDeleteEntry || plan.WriteParticipant != tc.wantWriteEntry {
+				t.Fatalf("plan %+v; want removed, deleteEntry=%v writeEntry=%v", plan, tc.wantDeleteEntry, tc.wantWriteEntry)
 			}
-			if plan.WriteRoom && plan.Room.Revision != tc.st.Room.Revision+1 {
-				t.Fatalf("revision %d, want %d: a removal is one visible change", plan.Room.Revision, tc.st.Room.Revision+1)
+			if plan.WriteParticipant && plan.Participant.SessionCount != 1 {
+				t.Fatalf("session count %d after the expiry, want 1 (the other tab)", plan.Participant.SessionCount)
 			}
 		})
 	}
@@ -112,10 +110,11 @@ func TestPlanExpiry_Timing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			sess := presence.Session{Generation: 7, LeaseExpiresAt: tc.deadline}
 			st := presence.DepartureState{
-				Room:        &presence.Room{ID: "r", State: presence.StateActive, Generation: 1, ParticipantCount: 1},
 				Participant: &presence.Participant{ID: "alice", SessionCount: 1},
-				Session:     &presence.Session{Generation: 7, LeaseExpiresAt: tc.deadline},
+				Session:     &sess,
+				Sessions:    []presence.Session{sess},
 			}
 			plan, got := s.PlanExpiry(now, st, presence.ExpiryCandidate{Generation: 7, LeaseExpiresAt: tc.deadline})
 			if got != tc.want {
@@ -134,19 +133,22 @@ func TestPlanExpiry_GraceCountsFromTheLeaseEnd(t *testing.T) {
 	s := presence.DefaultSettings()
 	now := testclock.Start
 	ended := now.Add(-10 * time.Second)
+	sess := presence.Session{Generation: 7, LeaseExpiresAt: ended}
 	st := presence.DepartureState{
-		Room:        &presence.Room{ID: "r", State: presence.StateActive, Generation: 1, ParticipantCount: 1},
 		Participant: &presence.Participant{ID: "alice", SessionCount: 1},
-		Session:     &presence.Session{Generation: 7, LeaseExpiresAt: ended},
+		Session:     &sess,
+		Sessions:    []presence.Session{sess},
 	}
 	plan, got := s.PlanExpiry(now, st, presence.ExpiryCandidate{Generation: 7, LeaseExpiresAt: ended})
-	if got != presence.Done || !plan.RoomSuspected {
-		t.Fatalf("outcome %s, plan %+v; want the room suspected empty", outcomeName(got), plan)
+	if got != presence.Done || !plan.DeleteParticipant || !plan.DepartedAt.Equal(ended) {
+		t.Fatalf("outcome %s, plan %+v; want the entry removed, departed at the lease's end", outcomeName(got), plan)
 	}
-	if !plan.Room.EmptySince.Equal(ended) || !plan.Room.CleanupAfter.Equal(ended.Add(s.EmptyRoomGrace)) {
-		t.Fatalf("emptySince %v, cleanupAfter %v; want %v and %v", plan.Room.EmptySince, plan.Room.CleanupAfter, ended, ended.Add(s.EmptyRoomGrace))
+	room := &presence.Room{ID: "r", State: presence.StateActive, Generation: 1}
+	next, e := s.PlanEmptiness(now, room, 0, plan.DepartedAt)
+	if e != presence.BecameEmpty || !next.EmptySince.Equal(ended) || !next.CleanupAfter.Equal(ended.Add(s.EmptyRoomGrace)) {
+		t.Fatalf("emptiness %v, room %+v; want empty since %v, cleanup after %v", e, next, ended, ended.Add(s.EmptyRoomGrace))
 	}
-	if !plan.Room.UpdatedAt.Equal(now) {
-		t.Fatalf("updatedAt %v, want the sweep's now %v", plan.Room.UpdatedAt, now)
+	if !next.UpdatedAt.Equal(now) {
+		t.Fatalf("updatedAt %v, want the sweep's now %v", next.UpdatedAt, now)
 	}
 }

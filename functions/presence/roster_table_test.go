@@ -13,7 +13,7 @@ import (
 // whatever storage still holds, in a stable order.
 func TestLiveRoster(t *testing.T) {
 	now := testclock.Start
-	room := presence.Room{ID: "r", State: presence.StateActive, Generation: 2, Revision: 17, ParticipantCount: 3}
+	room := presence.Room{ID: "r", State: presence.StateActive, Generation: 2}
 	joined := func(d time.Duration) time.Time { return now.Add(-time.Hour + d) }
 	entry := func(uid string, at time.Time) presence.Participant {
 		return presence.Participant{RoomID: "r", ID: uid, JoinedAt: at, SessionCount: 1}
@@ -53,7 +53,7 @@ func TestLiveRoster(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := presence.LiveRoster(now, room, tc.entries, tc.sessions)
+			r := presence.LiveRoster(now, room, 17, tc.entries, tc.sessions)
 			got := []string{}
 			for _, p := range r.Participants {
 				got = append(got, p.ID)
@@ -61,9 +61,9 @@ func TestLiveRoster(t *testing.T) {
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("roster %v, want %v", got, tc.want)
 			}
-			// The roster reports the revision of the room read with it.
-			if r.Room != room {
-				t.Fatalf("room %+v, want the room as read %+v", r.Room, room)
+			// The roster reports the room and the revision read with it.
+			if r.Room != room || r.Revision != 17 {
+				t.Fatalf("room %+v at revision %d, want the room as read %+v at revision 17", r.Room, r.Revision, room)
 			}
 			for _, e := range tc.entries {
 				if listed := slices.Contains(tc.want, e.ID); r.Includes(e.ID) != listed {

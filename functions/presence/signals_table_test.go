@@ -65,14 +65,12 @@ func TestPlanReceipt(t *testing.T) {
 		{name: "retried receipt writes nothing", entry: member, stored: stored(5), seq: 5, want: *stored(5)},
 		{name: "late, reordered receipt keeps the maximum and writes nothing", entry: member, stored: stored(9), seq: 5, want: *stored(9)},
 		{name: "largest exact position is accepted", entry: member, seq: presence.MaxGeneration, want: fresh(presence.MaxGeneration), wantWrite: true},
-		{name: "negative position is refused", entry: member, seq: -1, wantCode: presence.EInvalid},
-		{name: "position beyond 2^53-1 is refused", entry: member, seq: presence.MaxGeneration + 1, wantCode: presence.EInvalid},
 		{name: "caller not on the roster may not post", seq: 5, wantCode: presence.EForbidden},
 		{name: "caller no longer on the roster may not move an old receipt", stored: stored(5), seq: 9, wantCode: presence.EForbidden},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, write, err := s.PlanReceipt(now, tc.entry, tc.stored, "r", "alice", tc.seq)
+			got, write, err := s.PlanReceipt(now, tc.entry, tc.stored, presence.ReceiptRequest{RoomID: "r", ParticipantID: "alice", LastReadSeq: tc.seq})
 			if tc.wantCode != "" {
 				if presence.ErrorCode(err) != tc.wantCode || write {
 					t.Fatalf("err %v, write %v; want %s and no write", err, write, tc.wantCode)
@@ -84,6 +82,28 @@ func TestPlanReceipt(t *testing.T) {
 			}
 			if write != tc.wantWrite || got != tc.want {
 				t.Fatalf("receipt %+v, write %v; want %+v, write %v", got, write, tc.want, tc.wantWrite)
+			}
+		})
+	}
+}
+
+// A position that JavaScript cannot hold exactly, or a negative one, is
+// refused with the request, before anything is read.
+func TestReceiptRequest_Validate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seq  int64
+		want string
+	}{
+		{"zero is a position", 0, ""},
+		{"largest exact position", presence.MaxGeneration, ""},
+		{"negative position", -1, presence.EInvalid},
+		{"position beyond 2^53-1", presence.MaxGeneration + 1, presence.EInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := presence.ReceiptRequest{RoomID: "r", ParticipantID: "alice", LastReadSeq: tc.seq}.Validate()
+			if (tc.want == "" && err != nil) || (tc.want != "" && presence.ErrorCode(err) != tc.want) {
+				t.Fatalf("err %v, want code %q", err, tc.want)
 			}
 		})
 	}

@@ -84,11 +84,11 @@ func TestCloseRoom(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			room := presence.Room{ID: "standup", State: presence.StateSuspectedEmpty, Generation: 5, Revision: 40,
-				PeakParticipants: 12, CreatedAt: opened, EmptySince: tc.emptySince, CleanupAfter: tc.emptySince.Add(s.EmptyRoomGrace)}
+			room := presence.Room{ID: "standup", State: presence.StateSuspectedEmpty, Generation: 5,
+				CreatedAt: opened, EmptySince: tc.emptySince, CleanupAfter: tc.emptySince.Add(s.EmptyRoomGrace)}
 			got := s.CloseRoom(now, room)
 			want := presence.Closing{RoomID: "standup", OpenedAt: opened, EmptySince: tc.emptySince, ClosedAt: now,
-				PeakParticipants: 12, Generation: 5, Reason: "empty", ExpireAt: now.Add(7 * 24 * time.Hour)}
+				Generation: 5, Reason: "empty", ExpireAt: now.Add(7 * 24 * time.Hour)}
 			if got != want {
 				t.Fatalf("closing record\n got %+v\nwant %+v", got, want)
 			}
