@@ -10,7 +10,7 @@ locals {
   # document's subcollections, so every level that can be orphaned needs its
   # own policy. Adding a collection group is one line here, one in
   # firestoredb.TTLCollectionGroups and one in the indexes JSON.
-  ttl_collection_groups = ["rooms", "participants", "sessions", "typing", "receipts", "roomClosings"]
+  ttl_collection_groups = ["rooms", "participants", "sessions", "typing", "receipts", "roomClosings", "rosterRevisions"]
 
   # firestoredb.FieldExpireAt.
   ttl_field = "expireAt"
@@ -37,12 +37,14 @@ locals {
       ]
     },
     {
-      # The sweeper's repair query: rooms marked active with an empty roster.
+      # The same for a sweeper in observe or off mode: only rooms it has
+      # not reported yet.
       collection  = "rooms"
       query_scope = "COLLECTION"
       fields = [
         { field_path = "state", order = "ASCENDING" },
-        { field_path = "participantCount", order = "ASCENDING" },
+        { field_path = "teardownReported", order = "ASCENDING" },
+        { field_path = "cleanupAfter", order = "ASCENDING" },
       ]
     },
   ]
@@ -66,6 +68,15 @@ locals {
       # Expired typing signals.
       collection = "typing"
       field      = "expiresAt"
+      indexes = [
+        { order = "ASCENDING", query_scope = "COLLECTION" },
+        { order = "ASCENDING", query_scope = "COLLECTION_GROUP" },
+      ]
+    },
+    {
+      # Rooms whose roster may have emptied unnoticed (the sweeper's repair).
+      collection = "rosterRevisions"
+      field      = "mayBeEmptyAt"
       indexes = [
         { order = "ASCENDING", query_scope = "COLLECTION" },
         { order = "ASCENDING", query_scope = "COLLECTION_GROUP" },
