@@ -3,7 +3,9 @@
 # application's constants and firestore.indexes.json; these runs check that
 # the resources are built from them correctly.
 
-mock_provider "google" {}
+mock_provider "google" {
+  source = "./tests/mocks"
+}
 
 variables {
   project_id     = "roomlease-test"

@@ -1,6 +1,8 @@
 # The functions, their identities and invokers, the scheduler and alerting.
 
-mock_provider "google" {}
+mock_provider "google" {
+  source = "./tests/mocks"
+}
 
 variables {
   project_id     = "roomlease-test"
