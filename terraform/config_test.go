@@ -201,11 +201,41 @@ func TestTerraform_SweepInvokedOnlyByScheduler(t *testing.T) {
 	}
 }
 
+// With user credentials the Firebase Rules API refuses calls that name no
+// quota project; terraform test cannot see provider settings, so this does.
+func TestTerraform_ProviderNamesQuotaProject(t *testing.T) {
+	cfg := mustLoadConfig(t)
+	p, ok := cfg.providers["google"]
+	if !ok {
+		t.Fatal("no provider \"google\" block")
+	}
+	r := &resource{typ: "provider", name: "google", block: p}
+	var override bool
+	mustLiteral(t, r, "user_project_override", &override)
+	if !override {
+		t.Error("provider google: user_project_override must be true")
+	}
+	assertReferences(t, r, "billing_project", "var.project_id")
+}
+
+// Every project-level grant goes through APIs that a fresh project may not
+// have enabled yet, so each must wait for google_project_service.enabled.
+func TestTerraform_ProjectIAMAfterAPIs(t *testing.T) {
+	cfg := mustLoadConfig(t)
+	for _, r := range cfg.resources {
+		if r.typ != "google_project_iam_member" {
+			continue
+		}
+		assertReferences(t, r, "depends_on", "google_project_service.enabled")
+	}
+}
+
 // --- Loading the configuration ---------------------------------------------
 
 type config struct {
 	locals    map[string]*hclsyntax.Attribute
 	resources []*resource
+	providers map[string]*hclsyntax.Block
 }
 
 type resource struct {
@@ -234,7 +264,7 @@ func mustLoadConfig(tb testing.TB) *config {
 		tb.Fatalf("no .tf files found (err %v)", err)
 	}
 	parser := hclparse.NewParser()
-	cfg := &config{locals: map[string]*hclsyntax.Attribute{}}
+	cfg := &config{locals: map[string]*hclsyntax.Attribute{}, providers: map[string]*hclsyntax.Block{}}
 	for _, p := range paths {
 		f, diags := parser.ParseHCLFile(p)
 		if diags.HasErrors() {
@@ -251,6 +281,8 @@ func mustLoadConfig(tb testing.TB) *config {
 				}
 			case "resource":
 				cfg.resources = append(cfg.resources, &resource{typ: b.Labels[0], name: b.Labels[1], block: b})
+			case "provider":
+				cfg.providers[b.Labels[0]] = b
 			}
 		}
 	}

@@ -96,6 +96,10 @@ resource "google_project_iam_member" "presence_firestore" {
   project = var.project_id
   role    = "roles/datastore.user"
   member  = google_service_account.presence.member
+
+  # Granting a role goes through the Resource Manager API; the service
+  # account's own dependency on the APIs orders only the account.
+  depends_on = [google_project_service.enabled]
 }
 
 # The sweeper reads and writes the same documents as Presence, plus its
@@ -105,6 +109,8 @@ resource "google_project_iam_member" "sweep_firestore" {
   project = var.project_id
   role    = "roles/datastore.user"
   member  = google_service_account.sweep.member
+
+  depends_on = [google_project_service.enabled]
 }
 
 # A dedicated build account instead of the project's default: in projects
@@ -122,6 +128,8 @@ resource "google_project_iam_member" "build" {
   project = var.project_id
   role    = each.key
   member  = google_service_account.build.member
+
+  depends_on = [google_project_service.enabled]
 }
 
 # --- Functions ------------------------------------------------------------
