@@ -1,4 +1,5 @@
-# Firestore: the database (optionally), TTL policies, indexes and rules.
+# Firestore: the database (unless an existing one is used), TTL policies,
+# indexes and rules.
 #
 # Names here are the contract with functions/firestoredb/schema.go and
 # firestore/firestore.indexes.json (used by the emulator). config_test.go in

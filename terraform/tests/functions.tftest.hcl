@@ -47,7 +47,7 @@ run "environment_from_variables" {
   assert {
     condition = google_cloudfunctions2_function.presence.service_config[0].environment_variables == tomap({
       ROOMLEASE_PROJECT_ID         = "roomlease-test"
-      ROOMLEASE_DATABASE           = "(default)"
+      ROOMLEASE_DATABASE           = "roomlease"
       ROOMLEASE_HEARTBEAT_INTERVAL = "5s"
       ROOMLEASE_LEASE              = "15s"
       ROOMLEASE_EMPTY_ROOM_GRACE   = "30s"
