@@ -36,6 +36,15 @@ override_resource {
 }
 
 override_resource {
+  target = google_service_account.build
+  values = {
+    email  = "roomlease-build@roomlease-test.iam.gserviceaccount.com"
+    member = "serviceAccount:roomlease-build@roomlease-test.iam.gserviceaccount.com"
+    id     = "projects/roomlease-test/serviceAccounts/roomlease-build@roomlease-test.iam.gserviceaccount.com"
+  }
+}
+
+override_resource {
   target = google_cloudfunctions2_function.sweep
   values = {
     url            = "https://us-central1-roomlease-test.cloudfunctions.net/roomlease-sweep"
@@ -113,9 +122,10 @@ run "build_from_uploaded_archive" {
       f.build_config[0].runtime == "go126" &&
       f.build_config[0].source[0].storage_source[0].object == google_storage_bucket_object.source.name &&
       f.build_config[0].source[0].storage_source[0].bucket == google_storage_bucket.source.name &&
-      f.build_config[0].service_account == google_service_account.build.id
+      f.build_config[0].service_account == google_service_account.build.id &&
+      f.build_config[0].docker_repository == google_artifact_registry_repository.functions.id
     ])
-    error_message = "Both functions must be built with go126 from the uploaded archive by the build account."
+    error_message = "Both functions must be built with go126 from the uploaded archive by the build account, into roomlease's repository."
   }
 
   assert {
@@ -144,6 +154,53 @@ run "least_privilege_identities" {
       google_project_iam_member.sweep_firestore.member == google_service_account.sweep.member
     )
     error_message = "Both runtime accounts need roles/datastore.user, and nothing here grants them more."
+  }
+
+  assert {
+    # IAM conditions on Firestore can name a database, nothing finer.
+    condition = alltrue([
+      for g in [google_project_iam_member.presence_firestore, google_project_iam_member.sweep_firestore] :
+      length(g.condition) == 1 && g.condition[0].expression == "resource.name == \"projects/roomlease-test/databases/roomlease\""
+    ])
+    error_message = "The runtime accounts' Firestore access must be conditioned on roomlease's database."
+  }
+
+  assert {
+    # Every project-level grant to a roomlease account, by role.
+    condition = {
+      for g in [
+        google_project_iam_member.presence_firestore,
+        google_project_iam_member.sweep_firestore,
+        google_project_iam_member.build_logs,
+        google_project_iam_member.build_sources,
+      ] : "${g.member} ${g.role}" => length(g.condition)
+      } == {
+      "serviceAccount:roomlease-presence@roomlease-test.iam.gserviceaccount.com roles/datastore.user"   = 1
+      "serviceAccount:roomlease-sweep@roomlease-test.iam.gserviceaccount.com roles/datastore.user"      = 1
+      "serviceAccount:roomlease-build@roomlease-test.iam.gserviceaccount.com roles/logging.logWriter"   = 0
+      "serviceAccount:roomlease-build@roomlease-test.iam.gserviceaccount.com roles/storage.objectAdmin" = 1
+    }
+    error_message = "Unexpected project-level grants (or conditions) for the roomlease accounts."
+  }
+}
+
+run "build_account_scoped_to_its_resources" {
+  assert {
+    condition = (
+      google_artifact_registry_repository_iam_member.build_push.role == "roles/artifactregistry.writer" &&
+      google_artifact_registry_repository_iam_member.build_push.member == google_service_account.build.member &&
+      google_artifact_registry_repository_iam_member.build_push.repository == google_artifact_registry_repository.functions.name
+    )
+    error_message = "The build account may push to roomlease's repository only."
+  }
+
+  assert {
+    condition = (
+      strcontains(google_project_iam_member.build_sources.condition[0].expression, "resource.name == \"projects/_/buckets/roomlease-test-roomlease-source\"") &&
+      strcontains(google_project_iam_member.build_sources.condition[0].expression, "resource.name.startsWith(\"projects/_/buckets/roomlease-test-roomlease-source/\")") &&
+      strcontains(google_project_iam_member.build_sources.condition[0].expression, "resource.name.startsWith(\"projects/_/buckets/gcf-v2-sources-\")")
+    )
+    error_message = "The build account's storage access must be limited to the source buckets: ${google_project_iam_member.build_sources.condition[0].expression}"
   }
 }
 

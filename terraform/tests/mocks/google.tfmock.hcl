@@ -38,3 +38,10 @@ mock_resource "google_storage_bucket" {
     self_link = "https://www.googleapis.com/storage/v1/b/roomlease-test-roomlease-source"
   }
 }
+
+mock_resource "google_artifact_registry_repository" {
+  defaults = {
+    id   = "projects/roomlease-test/locations/us-central1/repositories/roomlease-functions"
+    name = "roomlease-functions"
+  }
+}
