@@ -261,8 +261,17 @@ run "alerts_on_sweeper_metrics" {
   }
 
   assert {
-    condition     = toset(keys(google_logging_metric.sweep)) == toset(["cleanup_lag", "oldest_eligible_room_age", "generation_conflicts", "lease_check_failures"])
-    error_message = "Expected distribution metrics for cleanup lag, oldest eligible room age, generation conflicts and lease-check failures."
+    condition     = toset(keys(google_logging_metric.sweep)) == toset(["cleanup_lag", "oldest_eligible_room_age", "generation_conflicts", "failed_steps", "rooms_purged"])
+    error_message = "Expected distribution metrics for cleanup lag, oldest eligible room age, generation conflicts, failed steps and purged rooms."
+  }
+
+  assert {
+    condition = (
+      google_logging_metric.sweep["failed_steps"].name == "roomlease/sweep_failed_steps" &&
+      google_logging_metric.sweep["failed_steps"].value_extractor == "EXTRACT(jsonPayload.failedSteps)" &&
+      google_logging_metric.sweep["rooms_purged"].value_extractor == "EXTRACT(jsonPayload.roomsPurged)"
+    )
+    error_message = "The failed-steps metric must be roomlease/sweep_failed_steps from failedSteps; purged rooms come from roomsPurged."
   }
 
   assert {
@@ -283,7 +292,7 @@ run "alerts_on_sweeper_metrics" {
       for p in [
         google_monitoring_alert_policy.cleanup_lag,
         google_monitoring_alert_policy.oldest_eligible_room,
-        google_monitoring_alert_policy.lease_check_failures,
+        google_monitoring_alert_policy.failed_steps,
         google_monitoring_alert_policy.generation_conflicts,
         google_monitoring_alert_policy.sweeper_silent,
       ] : p.notification_channels == tolist(["projects/roomlease-test/notificationChannels/123"])
