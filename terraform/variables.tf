@@ -288,7 +288,7 @@ variable "sweep_max_instances" {
 # --- Alerting -------------------------------------------------------------
 
 variable "cleanup_lag_target_seconds" {
-  description = "Cleanup-lag objective: how long after its grace ends an empty room may wait to be deleted. The cleanup-lag alert fires when the 95th percentile of the sweeper's per-run maximum exceeds it for 15 minutes."
+  description = "Cleanup-lag objective: how long after its grace ends an empty room may wait to be deleted. The sweeper's cleanup lag counts from the last departure, so the cleanup-lag alert fires when the 95th percentile of the per-run maximum exceeds empty_room_grace plus this, for 15 minutes."
   type        = number
   default     = 30
 

@@ -301,8 +301,9 @@ run "alerts_on_sweeper_metrics" {
   }
 
   assert {
-    condition     = google_monitoring_alert_policy.cleanup_lag.conditions[0].condition_threshold[0].threshold_value == 30
-    error_message = "The cleanup-lag alert must use cleanup_lag_target_seconds."
+    # Lag counts from the last departure: 30s grace + 30s target.
+    condition     = google_monitoring_alert_policy.cleanup_lag.conditions[0].condition_threshold[0].threshold_value == 60
+    error_message = "The cleanup-lag alert must fire above empty_room_grace + cleanup_lag_target_seconds."
   }
 }
 
