@@ -110,6 +110,7 @@ resource "google_service_account" "build" {
 # permissions datastore.user also carries, but not the write access that
 # matters here, and custom role IDs stay reserved for weeks after a destroy,
 # which breaks destroy-and-redeploy; so the predefined role it is.
+#
 # Presence verifies Firebase ID tokens against Google's public signing keys,
 # which needs no IAM permission (only checking for revoked tokens would need
 # roles/firebaseauth.viewer).
@@ -135,6 +136,13 @@ resource "google_project_iam_member" "presence_firestore" {
     expression  = local.firestore_condition.expression
   }
 
+  # A changed condition replaces the grant. A conditional binding is a
+  # binding of its own, so the new one can be added before the old one is
+  # removed, and the function never runs without access.
+  lifecycle {
+    create_before_destroy = true
+  }
+
   # Granting a role goes through the Resource Manager API; the service
   # account's own dependency on the APIs orders only the account.
   depends_on = [google_project_service.enabled]
@@ -151,6 +159,10 @@ resource "google_project_iam_member" "sweep_firestore" {
     title       = local.firestore_condition.title
     description = local.firestore_condition.description
     expression  = local.firestore_condition.expression
+  }
+
+  lifecycle {
+    create_before_destroy = true
   }
 
   depends_on = [google_project_service.enabled]
@@ -196,6 +208,14 @@ resource "google_project_iam_member" "build_logs" {
   member  = google_service_account.build.member
 
   depends_on = [google_project_service.enabled]
+}
+
+# This grant used to be build["roles/logging.logWriter"]. Without the move,
+# an existing deployment would create it anew and then destroy the old one,
+# and destroying an IAM member removes the very binding both describe.
+moved {
+  from = google_project_iam_member.build["roles/logging.logWriter"]
+  to   = google_project_iam_member.build_logs
 }
 
 # The source. Cloud Functions copies the uploaded archive into a bucket of
