@@ -1,4 +1,5 @@
-# Firestore: the database (optionally), TTL policies, indexes and rules.
+# Firestore: the database (unless an existing one is used), TTL policies,
+# indexes and rules.
 #
 # Names here are the contract with functions/firestoredb/schema.go and
 # firestore/firestore.indexes.json (used by the emulator). config_test.go in
@@ -183,8 +184,8 @@ resource "google_firebaserules_ruleset" "firestore" {
   }
 
   # A ruleset is immutable: a change to the rules creates a new one. Creating
-  # it first lets the release switch over before the old ruleset is deleted,
-  # so there is no moment without rules.
+  # it first means the old ruleset is deleted only after the release has
+  # been recreated on the new one, never while it is still released.
   lifecycle {
     create_before_destroy = true
   }
@@ -192,6 +193,16 @@ resource "google_firebaserules_ruleset" "firestore" {
   depends_on = [google_project_service.enabled]
 }
 
+# A rules change is NOT seamless. In provider 7.45.0 every argument of this
+# resource forces replacement (its update changes nothing remote), so a new
+# ruleset means: delete the release, then create it again, pointing at the
+# new ruleset. For the second or two in between, the database has no
+# released rules and clients' reads and listeners are refused. The obvious
+# ways out do not work: create_before_destroy fails because the release's
+# name is fixed ("cloud.firestore/<database>") and the new one would collide
+# with the old; deletion_policy = "ABANDON" fails the same way, because the
+# provider's create refuses to adopt an existing release. The runbook
+# ("Changing the security rules") says when and how to apply rules changes.
 resource "google_firebaserules_release" "firestore" {
   project      = var.project_id
   name         = local.rules_release_name
