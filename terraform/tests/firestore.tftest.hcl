@@ -14,8 +14,8 @@ variables {
 
 run "ttl_policy_on_every_collection_group" {
   assert {
-    condition     = toset(keys(google_firestore_field.ttl)) == toset(["rooms", "participants", "sessions", "typing", "receipts", "roomClosings"])
-    error_message = "Expected exactly one TTL field per collection group rooms, participants, sessions, typing, receipts, roomClosings; got ${jsonencode(keys(google_firestore_field.ttl))}."
+    condition     = toset(keys(google_firestore_field.ttl)) == toset(["rooms", "participants", "sessions", "typing", "receipts", "roomClosings", "rosterRevisions"])
+    error_message = "Expected exactly one TTL field per collection group rooms, participants, sessions, typing, receipts, roomClosings, rosterRevisions; got ${jsonencode(keys(google_firestore_field.ttl))}."
   }
 
   assert {
@@ -58,8 +58,8 @@ run "indexes_match_firestore_indexes_json" {
   }
 
   assert {
-    condition     = toset(keys(google_firestore_field.index_override)) == toset(["sessions.leaseExpiresAt", "typing.expiresAt"])
-    error_message = "The non-TTL field overrides must be exactly sessions.leaseExpiresAt and typing.expiresAt; got ${jsonencode(keys(google_firestore_field.index_override))}."
+    condition     = toset(keys(google_firestore_field.index_override)) == toset(["sessions.leaseExpiresAt", "typing.expiresAt", "rosterRevisions.mayBeEmptyAt"])
+    error_message = "The non-TTL field overrides must be exactly sessions.leaseExpiresAt, typing.expiresAt and rosterRevisions.mayBeEmptyAt; got ${jsonencode(keys(google_firestore_field.index_override))}."
   }
 
   assert {
