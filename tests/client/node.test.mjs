@@ -5,7 +5,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRoomleaseClient } from '@roomlease/client/node';
+import { newerRevision } from '@roomlease/client';
 import { SLACK_MS, SWEEP_MS, holdableTimers, loadConfig, namesOf, newUser, recordingFetch, roomName, until } from './helpers.mjs';
+
+// Revisions are ordered, not counted: a jump is normal (the server may
+// stop counting by one), and a lower revision arriving late (from the other
+// channel: a listener behind an API answer) must not move the client back.
+test('the revision kept is the highest seen, whatever the step', () => {
+  assert.equal(newerRevision(null, 3), 3);
+  assert.equal(newerRevision(3, 17), 17, 'a jump of many is accepted as it is');
+  assert.equal(newerRevision(17, 4), 17, 'a late, lower revision is ignored');
+  assert.equal(newerRevision(17, null), 17);
+});
 
 describe('@roomlease/client in Node', () => {
   let config;
