@@ -1,7 +1,7 @@
 // Types for @roomlease/client/browser.
-import type { ClientOptions, RoomleaseClient } from './index';
-export { Room, RoomleaseClient, RoomleaseError } from './index';
-export type * from './index';
+import type { ClientOptions, RoomleaseClient } from './index.js';
+export { Room, RoomleaseClient, RoomleaseError } from './index.js';
+export type * from './index.js';
 
 export interface BrowserOptions extends ClientOptions {
   /** Where the per-tab session id is kept (default sessionStorage; null: memory only). */

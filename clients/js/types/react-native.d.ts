@@ -1,7 +1,7 @@
 // Types for @roomlease/client/react-native.
-import type { ClientOptions, RoomleaseClient, SessionIds } from './index';
-export { Room, RoomleaseClient, RoomleaseError } from './index';
-export type * from './index';
+import type { ClientOptions, RoomleaseClient, SessionIds } from './index.js';
+export { Room, RoomleaseClient, RoomleaseError } from './index.js';
+export type * from './index.js';
 
 /** The part of React Native's AppState the adapter uses. */
 export interface AppStateLike {
