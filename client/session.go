@@ -40,7 +40,9 @@ type SessionOptions struct {
 	// DisplayName is sent with every join, including rejoins (a rejoin
 	// after expiry creates the roster entry anew). nil keeps the name.
 	DisplayName *string
-	// OnEvent, if set, is called from the heartbeat goroutine; keep it quick.
+	// OnEvent, if set, is called while a heartbeat or rejoin holds the
+	// session: keep it quick, and do not call Beat or Leave from it (they
+	// wait for that heartbeat to finish).
 	OnEvent func(Event)
 }
 

@@ -61,6 +61,10 @@ export class RoomleaseClient {
   async join(roomId, opts = {}) {
     const existing = this.rooms.get(roomId);
     if (existing && !existing.isFinished) {
+      // Joining a room we stepped away from (or paused) means: come back.
+      if (existing.status === 'away' || existing.status === 'paused' || existing.status === 'expired') {
+        await existing.resume();
+      }
       if (opts.displayName && opts.displayName !== existing.displayName) {
         existing.displayName = opts.displayName;
         await existing._join('rename');
