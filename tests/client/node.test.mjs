@@ -68,20 +68,30 @@ describe('@roomlease/client in Node', () => {
 
   test('heartbeats come every interval, shortened by the jitter and never later', async () => {
     // random() = 0.5 with jitter 0.2: every interval is 90 % of heartbeatSeconds.
-    const ada = await clientFor('Ada', { random: () => 0.5, heartbeatJitter: 0.2 });
+    // The schedule is read from the timers the client asks for (exact), and
+    // the heartbeats the server answered show that it is kept.
+    const asked = [];
+    const timers = holdableTimers();
+    const set = timers.set;
+    timers.set = (fn, ms) => {
+      asked.push(ms);
+      return set(fn, ms);
+    };
+    const ada = await clientFor('Ada', { random: () => 0.5, heartbeatJitter: 0.2, timers });
     await ada.client.join(roomName('node-beat'), { displayName: 'Ada' });
     const beats = () => ada.rec.of('heartbeat').filter((c) => c.status === 200);
     await until('five heartbeats', () => beats().length >= 5, 5 * config.heartbeatSeconds * 1000 + SLACK_MS);
+    const expected = config.heartbeatSeconds * 1000 * 0.9;
+    assert.ok(asked.length >= 5, `timers asked: ${asked}`);
+    for (const ms of asked.slice(0, 5)) assert.equal(ms, expected, `the client scheduled a beat ${ms} ms ahead; want interval × (1 − 0.2 × 0.5)`);
     const at = beats().slice(0, 5).map((c) => c.at);
     const gaps = at.slice(1).map((t, i) => t - at[i]);
-    const expected = config.heartbeatSeconds * 1000 * 0.9;
-    console.log(`heartbeat gaps ${gaps.join(', ')} ms (expected ${expected})`);
+    console.log(`heartbeat gaps ${gaps.join(', ')} ms (scheduled ${expected})`);
     for (const gap of gaps) {
-      assert.ok(gap >= expected - 30, `a heartbeat came after ${gap} ms, before the jittered ${expected} ms`);
-      assert.ok(gap <= config.heartbeatSeconds * 1000 + 400, `a heartbeat came after ${gap} ms, late for the ${config.heartbeatSeconds} s interval`);
+      assert.ok(gap >= expected - 30, `a heartbeat came after ${gap} ms, before its ${expected} ms`);
+      // What matters on a loaded machine: the next beat lands well inside the lease.
+      assert.ok(gap < (config.leaseSeconds - config.heartbeatSeconds) * 1000, `a heartbeat came after ${gap} ms: the lease was at risk`);
     }
-    const sorted = [...gaps].sort((x, y) => x - y);
-    assert.ok(sorted[1] < config.heartbeatSeconds * 1000 - 40, `no jitter: gaps ${gaps}`);
   });
 
   test('a lease that ran out gets 409 on the next heartbeat and the client rejoins with a new generation', async () => {
