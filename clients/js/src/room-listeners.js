@@ -3,7 +3,7 @@
 // the Room's fields and events. Only participants can read these, so they
 // run while the room is joined and stop on leave.
 import { collection, doc, onSnapshot } from 'firebase/firestore';
-import { newerRevision, watchRevision } from './revision.js';
+import { watchRevision } from './revision.js';
 import { toDate } from './time.js';
 
 /** @typedef {import('./room.js').Room} Room */
