@@ -2,7 +2,8 @@ package main_test
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,53 +14,42 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomlease/roomlease/client"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
 // The local server, built and run as scripts/dev runs it, serves the
-// README's walk-through: join, heartbeat, read, leave, with a token from the
-// Auth emulator. This is what exercises the root package's wiring.
+// README's walk-through through the Go client: join, heartbeat, read, leave,
+// with a token from the Auth emulator. This is what exercises the root
+// package's wiring.
 func TestDevServer_Walkthrough(t *testing.T) {
 	emulatortest.FirestoreHost(t)
 	emulatortest.AuthHost(t)
 	base := StartDevServer(t, nil)
+	ctx := context.Background()
 
 	user := emulatortest.SignUp(t)
+	api := NewClient(t, base, user)
 	room := fmt.Sprintf("walkthrough-%d", time.Now().UnixNano())
-	var join struct {
-		Generation int64  `json:"generation"`
-		Lease      string `json:"leaseExpiresAt"`
-	}
-	post(t, base+"/v1/rooms/"+room+"/join", user.IDToken, `{"sessionId":"tab-1","displayName":"Ada"}`, 200, &join)
-	sess := fmt.Sprintf(`{"sessionId":"tab-1","generation":%d}`, join.Generation)
-	post(t, base+"/v1/rooms/"+room+"/heartbeat", user.IDToken, sess, 200, nil)
-
-	req, _ := http.NewRequest("GET", base+"/v1/rooms/"+room, nil)
-	req.Header.Set("Authorization", "Bearer "+user.IDToken)
-	resp, err := http.DefaultClient.Do(req)
+	ada := "Ada"
+	join, err := api.Join(ctx, room, "tab-1", &ada)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var roster struct {
-		State        string `json:"state"`
-		Participants []struct {
-			ParticipantID string `json:"participantId"`
-		} `json:"participants"`
+	if _, err := api.Heartbeat(ctx, room, "tab-1", join.Generation, join.Lease()); err != nil {
+		t.Fatal(err)
 	}
-	json.NewDecoder(resp.Body).Decode(&roster)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || roster.State != "active" || len(roster.Participants) != 1 || roster.Participants[0].ParticipantID != user.UID {
-		t.Fatalf("room read: %d %+v", resp.StatusCode, roster)
+	roster, err := api.Room(ctx, room)
+	if err != nil || roster.State != "active" || len(roster.Participants) != 1 || roster.Participants[0].ParticipantID != user.UID {
+		t.Fatalf("room read: %+v %v", roster, err)
 	}
-
-	var leave struct {
-		Removed bool `json:"removed"`
+	removed, err := api.Leave(ctx, room, "tab-1", join.Generation)
+	if err != nil || !removed {
+		t.Fatalf("leave: removed=%v %v", removed, err)
 	}
-	post(t, base+"/v1/rooms/"+room+"/leave", user.IDToken, sess, 200, &leave)
-	if !leave.Removed {
-		t.Fatal("leave removed nothing")
+	if _, err := api.Heartbeat(ctx, room, "tab-1", join.Generation, 0); !errors.Is(err, client.ErrStaleGeneration) {
+		t.Fatalf("heartbeat after leave: %v, want 409 stale_generation", err)
 	}
-	post(t, base+"/v1/rooms/"+room+"/heartbeat", user.IDToken, sess, 409, nil)
 }
 
 // A wrong setting stops the server at start-up with a message naming it.
@@ -120,24 +110,12 @@ func StartDevServer(tb testing.TB, extraEnv []string, flags ...string) string {
 	return ""
 }
 
-func post(tb testing.TB, url, token, body string, want int, out any) {
+// NewClient returns a Go client of the API at base acting as user.
+func NewClient(tb testing.TB, base string, user emulatortest.User) *client.Client {
 	tb.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	c, err := client.New(base, client.StaticToken(user.IDToken))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var raw bytes.Buffer
-	raw.ReadFrom(resp.Body)
-	if resp.StatusCode != want {
-		tb.Fatalf("POST %s: %d %s, want %d", url, resp.StatusCode, raw.String(), want)
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw.Bytes(), out); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	return c
 }

@@ -1,6 +1,7 @@
-// The per-tab session id (part of roomlease.js): one id per browser tab, kept
-// across reloads in sessionStorage, and replaced when a duplicated tab turns
-// out to share it with the original.
+// The per-tab session id: one id per browser tab, kept across reloads in
+// sessionStorage, and replaced when a duplicated tab turns out to share it
+// with the original. Implements the core's SessionIds (id, ready, close).
+import { isValidSessionId, newSessionId } from '../session-ids.js';
 
 const SESSION_KEY = 'roomlease.sessionId';
 const SESSION_CHANNEL = 'roomlease.sessions';
@@ -25,7 +26,7 @@ export class TabSessionId {
     } catch {
       id = null;
     }
-    if (!id || !/^[A-Za-z0-9_~.-]{1,128}$/.test(id)) {
+    if (!isValidSessionId(id)) {
       id = newSessionId();
       this._store(id);
     }
@@ -73,17 +74,15 @@ export class TabSessionId {
     return this._claim;
   }
 
+  /** The core waits for this before the first join. */
+  ready() {
+    return this.claim();
+  }
+
   /** Stops answering other tabs' probes. */
   close() {
     this._channel?.close();
   }
-}
-
-function newSessionId() {
-  if (globalThis.crypto && typeof globalThis.crypto.randomUUID === 'function') return globalThis.crypto.randomUUID();
-  const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function safeSessionStorage() {

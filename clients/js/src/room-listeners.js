@@ -1,57 +1,62 @@
-// A Room's Firestore listeners (part of roomlease.js): the room document and
-// its roster, typing and receipts collections, turned into the Room's fields
-// and events. Each function works on the Room it is given.
+// A Room's Firestore listeners: the room's state, its revision (through
+// revision.js), and its roster, typing and receipts collections, turned into
+// the Room's fields and events. Only participants can read these, so they
+// run while the room is joined and stop on leave.
 import { collection, doc, onSnapshot } from 'firebase/firestore';
+import { watchRevision } from './revision.js';
+import { toDate } from './time.js';
 
 /** @typedef {import('./room.js').Room} Room */
+
+const NAMES = ['room', 'revision', 'roster', 'typing', 'receipts'];
 
 /** Starts the listeners that are not running yet. @param {Room} room */
 export function attachListeners(room) {
   const fs = room.client.firestore;
-  const watch = (name, ref, onNext) => {
-    if (room._listeners[name]) return;
-    room._listeners[name] = onSnapshot(ref, onNext, (err) => {
-      room._listeners[name] = null;
-      listenerFailed(room, name, err);
-    });
+  const failed = (name) => (err) => {
+    room._listeners[name] = null;
+    listenerFailed(room, name, err);
   };
-  watch('room', doc(fs, 'rooms', room.roomId), (snap) => onRoom(room, snap));
-  watch('roster', collection(fs, 'rooms', room.roomId, 'participants'), (snap) => onRoster(room, snap));
-  watch('typing', collection(fs, 'rooms', room.roomId, 'typing'), (snap) => onTyping(room, snap));
-  watch('receipts', collection(fs, 'rooms', room.roomId, 'receipts'), (snap) => onReceipts(room, snap));
+  const watch = (name, start) => {
+    if (!room._listeners[name]) room._listeners[name] = start(failed(name));
+  };
+  watch('room', (onError) => onSnapshot(doc(fs, 'rooms', room.roomId), (snap) => onRoom(room, snap), onError));
+  watch('revision', (onError) => watchRevision(fs, room.roomId, (n) => room._seeRevision(n), onError));
+  watch('roster', (onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'participants'), (snap) => onRoster(room, snap), onError));
+  watch('typing', (onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'typing'), (snap) => onTyping(room, snap), onError));
+  watch('receipts', (onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'receipts'), (snap) => onReceipts(room, snap), onError));
 }
 
-/**
- * @param {Room} room
- * @param {string[]} names
- */
-export function detachListeners(room, names) {
-  for (const name of names) {
+/** Stops every listener of the room. @param {Room} room */
+export function detachListeners(room) {
+  for (const name of NAMES) {
     const stop = room._listeners[name];
     room._listeners[name] = null;
     if (stop) stop();
   }
+  room.client.timers.clear(room._typingTimer);
 }
 
 /**
- * A listener is cut off when the user is no longer on the roster: the
- * lease ran out (a sleeping laptop) or the user left. A joined client
- * checks its lease at once; the rejoin attaches the listener again.
+ * A listener is cut off when the user is no longer on the roster: the lease
+ * ran out (a sleeping laptop, a suspended app) or the user left. A joined
+ * client checks its lease at once; the rejoin attaches the listener again.
  * @param {Room} room
  */
 function listenerFailed(room, name, err) {
   const denied = err && err.code === 'permission-denied';
-  const live = room.status === 'joined' || room.status === 'rejoining';
-  if (!live) {
-    // Left an occupied room, or swept out after a crash: it is no longer
-    // ours to see.
-    if (name === 'room') room._emit('room', setRoom(room, { exists: null, visible: false }));
-    if (denied && room.status === 'crashed') room._setStatus('expired', 'roster');
-    if (denied && room.status === 'expired' && name !== 'room') clearMembers(room);
+  if (room.status === 'paused') {
+    // Heartbeats are paused and the server has let the lease go: say so,
+    // and show nothing we can no longer see.
+    if (denied) {
+      room._setStatus('expired', 'roster');
+      clearMembers(room);
+    }
     return;
   }
+  if (room.status !== 'joined' && room.status !== 'rejoining') return;
   if (!denied) room._emit('error', { error: err, during: `listen:${name}` });
-  if (room.status === 'joined') room._wake();
+  if (room.status === 'joined') room._wake('listener');
 }
 
 /** Empties roster, typing and receipts, and says so. @param {Room} room */
@@ -65,34 +70,19 @@ export function clearMembers(room) {
   room._emit('receipts', { receipts: {} });
 }
 
-function setRoom(room, info) {
-  room.room = info;
-  return info;
-}
-
 function onRoom(room, snap) {
   if (!snap.exists()) {
-    room._emit('room', setRoom(room, { exists: false, visible: true, state: 'deleted', revision: room.revision, generation: null, participantCount: 0, cleanupAfter: null }));
+    room._setRoom({ exists: false, visible: true, state: 'deleted', generation: null, cleanupAfter: null });
     return;
   }
   const d = snap.data();
-  const prev = room.revision;
-  const info = setRoom(room, {
+  room._setRoom({
     exists: true,
     visible: true,
     state: d.state,
     generation: d.generation ?? null,
-    revision: d.revision ?? null,
-    participantCount: d.participantCount ?? 0,
-    peakParticipants: d.peakParticipants ?? 0,
     cleanupAfter: toDate(d.cleanupAfter),
-    updatedAt: toDate(d.updatedAt),
   });
-  if (Number.isFinite(info.revision)) {
-    room.revision = info.revision;
-    if (prev !== null && info.revision > prev + 1) room._emit('gap', { from: prev, to: info.revision });
-  }
-  room._emit('room', info);
 }
 
 function onRoster(room, snap) {
@@ -131,11 +121,12 @@ function onTyping(room, snap) {
  * @param {Room} room
  */
 function refreshTyping(room) {
-  clearTimeout(room._typingTimer);
+  const timers = room.client.timers;
+  timers.clear(room._typingTimer);
   const now = room.client.serverNow().getTime();
   room.typing = room._typingDocs.filter((t) => !t.expiresAt || t.expiresAt.getTime() > now);
   const next = Math.min(...room.typing.map((t) => (t.expiresAt ? t.expiresAt.getTime() : Infinity)));
-  if (Number.isFinite(next)) room._typingTimer = setTimeout(() => refreshTyping(room), next - now + 50);
+  room._typingTimer = Number.isFinite(next) ? timers.set(() => refreshTyping(room), next - now + 50) : null;
   room._emit('typing', { typing: room.typing });
 }
 
@@ -147,12 +138,4 @@ function onReceipts(room, snap) {
   }
   room.receipts = receipts;
   room._emit('receipts', { receipts });
-}
-
-function toDate(v) {
-  if (!v) return null;
-  if (typeof v.toDate === 'function') return v.toDate();
-  if (v instanceof Date) return v;
-  const t = Date.parse(v);
-  return Number.isFinite(t) ? new Date(t) : null;
 }

@@ -1,5 +1,6 @@
-// The roomlease HTTP API as the web client calls it (part of roomlease.js):
-// bearer tokens from Firebase Auth, JSON bodies, errors as RoomleaseError.
+// The roomlease HTTP API as the client calls it: bearer tokens from Firebase
+// Auth, JSON bodies, errors as RoomleaseError. fetch and the clock are
+// injected, so tests (and platforms without a global fetch) choose them.
 
 /** An error answered by the API, or a network failure (status 0). */
 export class RoomleaseError extends Error {
@@ -18,14 +19,13 @@ export class RoomleaseError extends Error {
 
 export class RoomleaseApi {
   /**
-   * @param {string} apiUrl base URL without a trailing slash
-   * @param {import('firebase/auth').Auth} auth
-   * @param {typeof fetch} fetchFn
+   * @param {{apiUrl: string, auth: {currentUser: any}, fetch: typeof fetch, now: () => number}} deps
    */
-  constructor(apiUrl, auth, fetchFn) {
+  constructor({ apiUrl, auth, fetch, now }) {
     this.apiUrl = apiUrl;
     this.auth = auth;
-    this._fetch = fetchFn;
+    this._fetch = fetch;
+    this._now = now;
     this._lastToken = null;
   }
 
@@ -37,12 +37,14 @@ export class RoomleaseApi {
   }
 
   /**
-   * One API call. Retries once with a fresh token on 401.
+   * One API call. Retries once with a fresh token on 401. `sent` and
+   * `received` are read from the injected clock around the request: they
+   * bracket the moment the server answered, for the server clock estimate.
    * @returns {Promise<{data: any, sent: number, received: number}>}
    */
   async call(method, path, body, { retryAuth = true } = {}) {
     const token = await this._token(false);
-    const sent = Date.now();
+    const sent = this._now();
     let res;
     try {
       res = await this._fetch(this.apiUrl + path, {
@@ -55,7 +57,7 @@ export class RoomleaseApi {
     } catch (err) {
       throw new RoomleaseError(0, 'network', `roomlease API unreachable: ${err && err.message}`);
     }
-    const received = Date.now();
+    const received = this._now();
     if (res.status === 401 && retryAuth) {
       await this._token(true);
       return this.call(method, path, body, { retryAuth: false });
@@ -76,22 +78,22 @@ export class RoomleaseApi {
   }
 
   /**
-   * A POST from a page that is going away: sent with keepalive so it
-   * survives the page, with the last token because there is no time to
-   * fetch one, and without waiting for an answer. Returns false when there
-   * is no token yet, so nothing was sent.
+   * A POST from a page or app that is going away: sent with keepalive so it
+   * outlives the page, with the last token because there is no time to fetch
+   * one, and without waiting for an answer. Returns false when there is no
+   * token yet, so nothing was sent.
    * @returns {boolean}
    */
-  postOnPageHide(path, body) {
+  postAndForget(path, body) {
     const token = this._lastToken;
     if (!token) return false;
     try {
-      this._fetch(this.apiUrl + path, {
+      Promise.resolve(this._fetch(this.apiUrl + path, {
         method: 'POST',
         keepalive: true,
         headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify(body),
-      }).catch(() => {});
+      })).catch(() => {});
     } catch {
       // Best effort: the lease ends by itself.
     }

@@ -1,4 +1,5 @@
-// Heartbeat timers that stay on time in hidden tabs (part of roomlease.js).
+// Heartbeat timers that stay on time in hidden tabs: the core's Timers
+// interface (set, clear, dispose) backed by a dedicated worker.
 
 /**
  * Timers for the heartbeat. Browsers throttle timers in hidden tabs, Chrome
