@@ -1,26 +1,37 @@
 // The room's revision: where clients read it, and what they may assume.
 //
-// This is the one place that knows which document and field carry the
-// revision. The server will move it off the room document (a hot document
-// for joins and leaves); when it does, only this file changes.
+// This is the one place that knows which documents and fields carry the
+// revision. It is not on the room document, which every join and leave
+// would then have to write: each visible roster change adds one to one of
+// a few shard documents, rooms/{roomId}/rosterRevisions/{n} (field
+// `changes`), and the revision is their sum.
 //
 // What clients rely on: the revision increases on every visible roster
-// change and never on a heartbeat. Not that it increases by exactly one:
-// a jump says nothing about how many changes happened. So clients keep the
-// highest revision seen and ignore lower ones (listeners and API answers
-// arrive through different channels and can overtake each other).
-import { doc, onSnapshot } from 'firebase/firestore';
+// change and never on a heartbeat. A listener may see several changes
+// coalesced into one snapshot, so a jump says nothing about how many
+// changes happened. Clients keep the highest revision seen and ignore lower
+// ones (listeners and API answers arrive through different channels and can
+// overtake each other).
+import { collection, onSnapshot } from 'firebase/firestore';
 
 /**
  * Listens to the revision of a room. Calls onRevision(n) for every snapshot
- * that carries one; onError as Firestore reports it.
+ * of its shards; onError as Firestore reports it.
  * @returns {() => void} unsubscribe
  */
 export function watchRevision(firestore, roomId, onRevision, onError) {
-  return onSnapshot(doc(firestore, 'rooms', roomId), (snap) => {
-    const n = revisionIn(snap.exists() ? snap.data() : null);
-    if (n !== null) onRevision(n);
+  return onSnapshot(collection(firestore, 'rooms', roomId, 'rosterRevisions'), (snap) => {
+    onRevision(sumShards(snap.docs.map((d) => d.data())));
   }, onError);
+}
+
+/** The revision the shards' data add up to. */
+export function sumShards(shards) {
+  let n = 0;
+  for (const d of shards) {
+    if (Number.isSafeInteger(d && d.changes)) n += d.changes;
+  }
+  return n;
 }
 
 /** The revision carried by a room document's data, or an API answer. */
