@@ -22,7 +22,7 @@ const maxEmptinessRounds = 5
 // It returns the room as it stands afterwards (nil if gone) and what was
 // decided.
 //
-//  1. Read the room and count the entries, without a transaction.
+//  1. Count the entries and read the room, without a transaction.
 //  2. If the plan changes the room, write it on the condition that it is
 //     still the version read: of several last departures checking at once,
 //     exactly one makes the transition; the others find it made, and move
@@ -38,16 +38,15 @@ const maxEmptinessRounds = 5
 // wait for each other.
 func (s *Store) settleEmptiness(ctx context.Context, roomID string, departedAt time.Time) (*presence.Room, presence.Emptiness, error) {
 	for range maxEmptinessRounds {
+		// The count first: in a crowd leaving, all but the last few
+		// departures stop here, at one read.
+		entries, err := s.countEntries(ctx, roomID, nil)
+		if err != nil || entries > 0 {
+			return nil, presence.StillOccupied, storeError("checking for an empty room", err)
+		}
 		room, version, err := s.readRoom(ctx, roomID)
 		if err != nil || room == nil {
 			return nil, presence.StillOccupied, err
-		}
-		if room.State != presence.StateActive && !departedAt.After(room.EmptySince) {
-			return room, presence.AlreadyEmpty, nil // nothing this departure could change
-		}
-		entries, err := s.countEntries(ctx, roomID, nil)
-		if err != nil {
-			return nil, presence.StillOccupied, storeError("checking for an empty room", err)
 		}
 		next, decided := s.settings.PlanEmptiness(s.now(), room, entries, departedAt)
 		if decided == presence.StillOccupied || decided == presence.AlreadyEmpty {

@@ -135,6 +135,16 @@ func (s *Store) readJoinState(ctx context.Context, req presence.JoinRequest, sna
 	if st.Policy, err = decodePolicy(snaps[2]); err != nil {
 		return st, err
 	}
+	if st.Participant == nil {
+		// Not listed: none of the user's other sessions can count (an
+		// entry goes only when the last live one does), so only this
+		// session's generation matters.
+		own, err := decodeSession(snaps[3])
+		if own != nil {
+			st.Sessions = []presence.Session{*own}
+		}
+		return st, err
+	}
 	st.Sessions, _, err = s.userSessions(ctx, req.SessionKey, snaps[3])
 	return st, err
 }
