@@ -80,7 +80,7 @@ func TestSession_JoinHeartbeatReadSignalsLeave(t *testing.T) {
 // next heartbeat gets 409, and the session joins again with a new
 // generation and is back on the roster.
 func TestSession_RejoinsAfterLeaseRanOut(t *testing.T) {
-	base := startDevServer(t, "ROOMLEASE_HEARTBEAT_INTERVAL=1s", "ROOMLEASE_LEASE=2s", "ROOMLEASE_SWEEP_INTERVAL=1s")
+	base := startDevServer(t, "ROOMLEASE_HEARTBEAT_INTERVAL=1s", "ROOMLEASE_LEASE=2s", "ROOMLEASE_SWEEP_MAX_PAUSE=1s")
 	ctx := context.Background()
 	room := roomName(t)
 	ada, _ := newClient(t, base)

@@ -1,20 +1,17 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/roomlease/roomlease/client"
+	"github.com/roomlease/roomlease/internal/devserver"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
@@ -54,7 +51,7 @@ func TestDevServer_Walkthrough(t *testing.T) {
 
 // A wrong setting stops the server at start-up with a message naming it.
 func TestDevServer_RefusesBadSettings(t *testing.T) {
-	bin := buildDevServer(t)
+	bin := devserver.Build(t)
 	cmd := exec.Command(bin, "-port", "0")
 	cmd.Env = append(os.Environ(), "ROOMLEASE_PROJECT_ID=p", "ROOMLEASE_LEASE=3s")
 	out, err := cmd.CombinedOutput()
@@ -63,51 +60,12 @@ func TestDevServer_RefusesBadSettings(t *testing.T) {
 	}
 }
 
-func buildDevServer(tb testing.TB) string {
-	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "roomlease-dev")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// StartDevServer runs the dev server on a free port with the emulators'
-// settings plus extra environment and flags, and returns its base URL.
+// StartDevServer builds and runs the dev server on a free port with the
+// emulators' settings plus extra environment and flags, and returns its
+// base URL.
 func StartDevServer(tb testing.TB, extraEnv []string, flags ...string) string {
 	tb.Helper()
-	bin := buildDevServer(tb)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	cmd := exec.Command(bin, append([]string{"-host", "127.0.0.1", "-port", port}, flags...)...)
-	cmd.Env = append(append(os.Environ(), "ROOMLEASE_PROJECT_ID="+emulatortest.AuthProjectID()), extraEnv...)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if tb.Failed() {
-			tb.Logf("dev server output:\n%s", logs.String())
-		}
-	})
-	base := "http://127.0.0.1:" + port
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base
-			}
-		}
-	}
-	tb.Fatalf("the dev server did not become healthy")
-	return ""
+	return devserver.Start(tb, devserver.Build(tb), extraEnv, flags...)
 }
 
 // NewClient returns a Go client of the API at base acting as user.

@@ -48,19 +48,7 @@ export async function newUser(config) {
   };
 }
 
-/** Polls `probe` until it returns a truthy value; fails naming `what` and the last value. */
-export async function until(what, probe, timeoutMs, intervalMs = 50) {
-  const start = Date.now();
-  let last;
-  for (;;) {
-    last = await probe();
-    if (last) return { value: last, ms: Date.now() - start };
-    if (Date.now() - start > timeoutMs) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}; last seen: ${JSON.stringify(last)}`);
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
+export { until } from '../lib/poll.mjs';
 
 /** fetch that records every API call: action, status, and when it was sent. */
 export function recordingFetch() {

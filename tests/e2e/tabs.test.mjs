@@ -5,22 +5,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+import { until } from '../lib/poll.mjs';
 
 const WEB_URL = (process.env.ROOMLEASE_E2E_WEB_URL || '').replace(/\/+$/, '');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
-async function until(what, probe, timeoutMs, intervalMs = 50) {
-  const start = Date.now();
-  let last;
-  for (;;) {
-    last = await probe();
-    if (last) return { value: last, ms: Date.now() - start };
-    if (Date.now() - start > timeoutMs) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}; last seen: ${JSON.stringify(last)}`);
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
 
 /** What the demo page's client knows, read from window.roomleaseDemo. */
 const stateOf = (page) => page.evaluate(() => {
