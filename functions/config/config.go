@@ -111,29 +111,21 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.Sweep.DefaultMode = m
 	}
-	if v := getenv(EnvSweepBatch); v != "" {
+	whole := func(name string, dst *int) {
+		v := getenv(name)
+		if v == "" {
+			return
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", EnvSweepBatch, v))
+			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", name, v))
+			return
 		}
-		c.Sweep.BatchSize = n
+		*dst = n
 	}
-	if v := getenv(EnvRevisionShards); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", EnvRevisionShards, v))
-		} else {
-			c.Presence.RevisionShards = n
-		}
-	}
-	if v := getenv(EnvMaxParticipants); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", EnvMaxParticipants, v))
-		} else {
-			c.Presence.MaxParticipants = n
-		}
-	}
+	whole(EnvSweepBatch, &c.Sweep.BatchSize)
+	whole(EnvRevisionShards, &c.Presence.RevisionShards)
+	whole(EnvMaxParticipants, &c.Presence.MaxParticipants)
 	if v := getenv(EnvAllowedOrigins); v != "" {
 		c.AllowedOrigins = nil
 		for _, o := range strings.Split(v, ",") {
