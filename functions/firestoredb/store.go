@@ -93,7 +93,9 @@ func storeError(op string, err error) error {
 		return fmt.Errorf("%s: %w: %w", op, presence.Errorf(presence.EUnavailable, "the presence store did not answer in time; retry"), err)
 	}
 	switch status.Code(err) {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.Aborted, codes.ResourceExhausted:
+	// Canceled: the caller went away (a browser tab closing mid-leave);
+	// nothing failed on our side, so it is no server fault to log as one.
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Aborted, codes.ResourceExhausted, codes.Canceled:
 		return fmt.Errorf("%s: %w: %w", op, presence.Errorf(presence.EUnavailable, "the presence store is busy or unavailable; retry"), err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
