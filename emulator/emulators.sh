@@ -135,11 +135,14 @@ start_auth_emulator() {
 }
 
 # emulators_stop signals the process groups we started, waits a little, then
-# kills whatever is left of them. Safe to call twice.
+# kills whatever is left of them. Safe to call twice, and when some of them
+# have already died: a failed kill must not end the loop (callers run with
+# set -e, and an emulator that crashed would otherwise leave the ones
+# started after it running).
 emulators_stop() {
   local pid
   for pid in "${EMULATOR_PIDS[@]}"; do
-    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
   done
   for pid in "${EMULATOR_PIDS[@]}"; do
     for _ in $(seq 1 40); do
