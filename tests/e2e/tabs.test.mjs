@@ -115,7 +115,12 @@ describe('browser tabs', () => {
     await ada.goto(joinUrl(room, 'Ada'));
     await grace.goto(joinUrl(room, 'Grace'));
     const names = async () => (await stateOf(ada)).participants.map((p) => p.name).sort().join();
-    await until('Ada sees Grace', async () => (await names()) === 'Ada,Grace', 30_000);
+    try {
+      await until('Ada sees Grace', async () => (await names()) === 'Ada,Grace', 30_000);
+    } catch (err) {
+      // Say what each page's client thought, so that a failure names its cause.
+      throw new Error(`${err.message}\nAda: ${JSON.stringify(await stateOf(ada))}\nGrace: ${JSON.stringify(await stateOf(grace))}`);
+    }
 
     // The bound below means something only if a lease could not end that
     // soon: it lasts at least a lease minus a heartbeat after the last renewal.
