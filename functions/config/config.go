@@ -47,6 +47,9 @@ const (
 	EnvCleanupMode      = "ROOMLEASE_CLEANUP_MODE"
 	EnvSweepBudget      = "ROOMLEASE_SWEEP_BUDGET"
 	EnvSweepMaxPause    = "ROOMLEASE_SWEEP_MAX_PAUSE"
+	// EnvAllowEmulators lets a deployed function run with an emulator
+	// variable set; see emulatorGuard.
+	EnvAllowEmulators = "ROOMLEASE_ALLOW_EMULATORS_IN_PRODUCTION"
 	// EnvSweepInterval is the deprecated name of EnvSweepMaxPause: the
 	// setting never was an interval, only the longest pause between passes.
 	EnvSweepInterval = "ROOMLEASE_SWEEP_INTERVAL"
@@ -139,6 +142,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	} else {
 		c.LogLevel = lvl
 	}
+	if err := CheckEmulatorGuard(getenv); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) == 0 {
 		if err := c.Presence.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("invalid presence settings: %w", err))
@@ -160,4 +166,29 @@ func firstSet(getenv func(string) string, names ...string) string {
 		}
 	}
 	return ""
+}
+
+// EmulatorVariables are the variables that point Google's client libraries
+// at a local emulator instead of the real service.
+var EmulatorVariables = []string{"FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST",
+	"FIREBASE_DATABASE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST", "PUBSUB_EMULATOR_HOST"}
+
+// CheckEmulatorGuard refuses emulator variables on Cloud Run (K_SERVICE is
+// set there): with FIREBASE_AUTH_EMULATOR_HOST the Admin SDK accepts
+// unsigned tokens, and with FIRESTORE_EMULATOR_HOST the data goes nowhere
+// durable. A deployment that really means it sets EnvAllowEmulators=true.
+// FromEnv includes this check; the root package also runs it alone at
+// start-up, so that such an instance never starts.
+func CheckEmulatorGuard(getenv func(string) string) error {
+	if getenv("K_SERVICE") == "" || getenv(EnvAllowEmulators) == "true" {
+		return nil
+	}
+	var errs []error
+	for _, name := range EmulatorVariables {
+		if getenv(name) != "" {
+			errs = append(errs, fmt.Errorf("%s is set on Cloud Run (K_SERVICE=%s): refusing to start, since an emulator variable turns off token signature checks or durable storage; unset it, or set %s=true if this is deliberate",
+				name, getenv("K_SERVICE"), EnvAllowEmulators))
+		}
+	}
+	return errors.Join(errs...)
 }
