@@ -52,6 +52,12 @@ locals {
       display_name = "roomlease sweep: rooms purged per run"
       description  = "Per sweep run, teardowns whose documents under the room were all deleted."
     }
+    skipped_documents = {
+      field        = "skippedDocuments"
+      unit         = "1"
+      display_name = "roomlease sweep: skipped documents per run"
+      description  = "Per sweep run, listed documents that are not presence data (another app's data in a shared collection group, a hand edit); each is logged with its path."
+    }
   }
 
   metric_type_prefix = "logging.googleapis.com/user/"

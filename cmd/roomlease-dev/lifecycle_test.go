@@ -110,7 +110,8 @@ func TestRace7_TwoProcessesDepartureAndReconnect(t *testing.T) {
 
 	// 2. A sweeper sees the room suspected_empty past its (zero) grace.
 	store := firestoredb.New(fs, presence.DefaultSettings(), time.Now)
-	due, err := store.DueRooms(ctx, time.Now(), 500, false)
+	listing, err := store.DueRooms(ctx, time.Now(), 500, false)
+	due := listing.Items
 	if err != nil {
 		t.Fatal(err)
 	}

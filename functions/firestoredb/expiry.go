@@ -12,23 +12,38 @@ import (
 // ExpiredSessions returns up to limit sessions whose lease ended at or
 // before now, oldest deadline first, as the sweeper saw them. The read is
 // outside any transaction: each candidate is re-checked when expired.
-func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]presence.ExpiryCandidate, error) {
+func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.ExpiryCandidate], error) {
+	var out presence.Listing[presence.ExpiryCandidate]
 	snaps, err := s.queryAll(ctx, s.client.CollectionGroup(SessionsCollection).
 		Where(FieldLeaseExpiresAt, "<=", now).
 		OrderBy(FieldLeaseExpiresAt, firestore.Asc).Limit(limit))
 	if err != nil {
-		return nil, storeError("listing expired sessions", err)
+		return out, storeError("listing expired sessions", err)
 	}
-	out := make([]presence.ExpiryCandidate, 0, len(snaps))
 	for _, snap := range snaps {
 		sess, err := decodeSession(snap)
-		if err != nil {
-			return nil, storeError("listing expired sessions", err)
+		if err != nil || !isSessionPath(snap.Ref, sess) {
+			out.Undecodable = append(out.Undecodable, snap.Ref.Path)
+			continue
 		}
-		out = append(out, presence.ExpiryCandidate{RoomID: sess.RoomID, ParticipantID: sess.ParticipantID,
+		out.Items = append(out.Items, presence.ExpiryCandidate{RoomID: sess.RoomID, ParticipantID: sess.ParticipantID,
 			SessionID: sess.ID, Generation: sess.Generation, LeaseExpiresAt: sess.LeaseExpiresAt})
 	}
 	return out, nil
+}
+
+// isSessionPath reports whether a document found by the sessions
+// collection-group query is one of ours: it must sit where its own fields
+// say, rooms/{roomId}/participants/{uid}/sessions/{sessionId}. Another
+// app's "sessions" documents in the same database match the query too.
+func isSessionPath(ref *firestore.DocumentRef, sess *presence.Session) bool {
+	if sess == nil || ref.Parent == nil || ref.Parent.Parent == nil {
+		return false
+	}
+	entry := ref.Parent.Parent
+	room := entry.Parent.Parent
+	return ref.ID == sess.ID && entry.ID == sess.ParticipantID && entry.Parent.ID == ParticipantsCollection &&
+		room != nil && room.ID == sess.RoomID && room.Parent.ID == RoomsCollection
 }
 
 // ExpireSession removes c's session if, inside the transaction, it is still
@@ -63,20 +78,21 @@ func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (
 
 // ExpiredTyping returns up to limit typing signals that expired at or before
 // now, oldest first.
-func (s *Store) ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]presence.TypingCandidate, error) {
+func (s *Store) ExpiredTyping(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.TypingCandidate], error) {
+	var out presence.Listing[presence.TypingCandidate]
 	snaps, err := s.queryAll(ctx, s.client.CollectionGroup(TypingCollection).
 		Where(FieldExpiresAt, "<=", now).
 		OrderBy(FieldExpiresAt, firestore.Asc).Limit(limit))
 	if err != nil {
-		return nil, storeError("listing expired typing", err)
+		return out, storeError("listing expired typing", err)
 	}
-	out := make([]presence.TypingCandidate, 0, len(snaps))
 	for _, snap := range snaps {
 		t, err := decodeTyping(snap)
-		if err != nil {
-			return nil, storeError("listing expired typing", err)
+		if err != nil || t.RoomID == "" || t.ParticipantID != snap.Ref.ID {
+			out.Undecodable = append(out.Undecodable, snap.Ref.Path)
+			continue
 		}
-		out = append(out, presence.TypingCandidate{RoomID: t.RoomID, ParticipantID: t.ParticipantID, ExpiresAt: t.ExpiresAt})
+		out.Items = append(out.Items, presence.TypingCandidate{RoomID: t.RoomID, ParticipantID: t.ParticipantID, ExpiresAt: t.ExpiresAt})
 	}
 	return out, nil
 }

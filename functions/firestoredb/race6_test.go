@@ -22,7 +22,8 @@ func emptyRoom(t *testing.T, f *fixture, room string) presence.Room {
 		t.Fatalf("leave: %v %v", res.Removed, err)
 	}
 	f.clock.Advance(presence.DefaultSettings().EmptyRoomGrace)
-	due, err := f.store.DueRooms(f.ctx, f.clock.Now(), 10, false)
+	listing, err := f.store.DueRooms(f.ctx, f.clock.Now(), 10, false)
+	due := listing.Items
 	if err != nil || len(due) != 1 || due[0].ID != room {
 		t.Fatalf("due rooms %v, %v", due, err)
 	}

@@ -24,20 +24,21 @@ func (s *Store) dueRooms(unreportedOnly bool) firestore.Query {
 // cleanupAfter at or before now, the longest-waiting first; with
 // unreportedOnly, only those not yet reported by an observing sweeper, so
 // that a sweeper that deletes nothing pages through them once.
-func (s *Store) DueRooms(ctx context.Context, now time.Time, limit int, unreportedOnly bool) ([]presence.Room, error) {
+func (s *Store) DueRooms(ctx context.Context, now time.Time, limit int, unreportedOnly bool) (presence.Listing[presence.Room], error) {
+	var out presence.Listing[presence.Room]
 	snaps, err := s.queryAll(ctx, s.dueRooms(unreportedOnly).
 		Where(FieldCleanupAfter, "<=", now).
 		OrderBy(FieldCleanupAfter, firestore.Asc).Limit(limit))
 	if err != nil {
-		return nil, storeError("listing rooms due for teardown", err)
+		return out, storeError("listing rooms due for teardown", err)
 	}
-	out := make([]presence.Room, 0, len(snaps))
 	for _, snap := range snaps {
 		r, err := decodeRoom(snap, snap.Ref.ID)
 		if err != nil {
-			return nil, storeError("listing rooms due for teardown", err)
+			out.Undecodable = append(out.Undecodable, snap.Ref.Path)
+			continue
 		}
-		out = append(out, *r)
+		out.Items = append(out.Items, *r)
 	}
 	return out, nil
 }

@@ -47,17 +47,17 @@ type SweepStore interface {
 	CleanupMode(ctx context.Context) (string, error)
 	// ExpiredSessions lists up to limit sessions whose lease ended at or
 	// before now, the oldest deadline first.
-	ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]ExpiryCandidate, error)
+	ExpiredSessions(ctx context.Context, now time.Time, limit int) (Listing[ExpiryCandidate], error)
 	// ExpireSession removes a candidate's session; its Outcome is Conflict
 	// when the session was renewed or rejoined since it was listed.
 	ExpireSession(ctx context.Context, c ExpiryCandidate) (ExpiryResult, error)
 	// ExpiredTyping lists up to limit typing signals expired at or before now.
-	ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]TypingCandidate, error)
+	ExpiredTyping(ctx context.Context, now time.Time, limit int) (Listing[TypingCandidate], error)
 	// ClearTyping removes a signal unless it was renewed since it was listed.
 	ClearTyping(ctx context.Context, c TypingCandidate) (Outcome, error)
 	// DueRooms lists up to limit suspected_empty rooms past their grace;
 	// with unreportedOnly, only those not yet marked reported.
-	DueRooms(ctx context.Context, now time.Time, limit int, unreportedOnly bool) ([]Room, error)
+	DueRooms(ctx context.Context, now time.Time, limit int, unreportedOnly bool) (Listing[Room], error)
 	// TearDown makes the authoritative occupancy check; it deletes only on
 	// a TearDown verdict with enforce set, and otherwise marks such a room
 	// reported.
@@ -78,3 +78,17 @@ type SweepStore interface {
 	// WriteSweepStatus stores the latest run's summary for operators.
 	WriteSweepStatus(ctx context.Context, summary map[string]any) error
 }
+
+// Listing is what one of the sweeper's listings found: the candidates, and
+// the paths of listed documents that do not read as candidates (another
+// app's documents in a collection group of the same name, a hand edit).
+// Those are skipped and reported: one bad document must never stop a
+// pass, and with it all cleanup.
+type Listing[T any] struct {
+	Items       []T
+	Undecodable []string
+}
+
+// Len is how many documents the listing read, readable or not: the number
+// to compare with the listing's limit.
+func (l Listing[T]) Len() int { return len(l.Items) + len(l.Undecodable) }

@@ -96,7 +96,8 @@ func TestRace5_JoinDuringGraceKeepsTheRoom(t *testing.T) {
 func (f *fixture) dueAfterGrace(t *testing.T) []presence.Room {
 	t.Helper()
 	f.clock.Advance(f.settings.EmptyRoomGrace)
-	due, err := f.store.DueRooms(f.ctx, f.clock.Now(), 10, false)
+	listing, err := f.store.DueRooms(f.ctx, f.clock.Now(), 10, false)
+	due := listing.Items
 	if err != nil || len(due) == 0 {
 		t.Fatalf("due rooms %v %v", due, err)
 	}

@@ -1,6 +1,7 @@
 package sweep_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,42 @@ func TestTeardown_ArchivesReceiptsWhenConfigured(t *testing.T) {
 	archived, err := f.client.Doc("roomClosings/kept~" + itoa(alice.CreatedAt.UnixMicro()) + "/receipts/alice").Get(f.ctx)
 	if err != nil || archived.Data()["lastReadSeq"] != int64(42) {
 		t.Fatalf("archived receipt: %v %v", archived.Data(), err)
+	}
+}
+
+// One document that is not presence data must not stop cleanup: another
+// app's "sessions" collection in the same database, and a hand-edited
+// session that no longer decodes, are both listed by the expiry query. The
+// pass skips and counts them, logs their paths, and expires the real
+// crashed session all the same.
+func TestPass_SkipsDocumentsThatAreNotPresenceData(t *testing.T) {
+	f := MustOpen(t)
+	s := f.sweeper(t, f.store, sweep.Config{})
+	f.join(t, "real", "alice", "tab")
+	past := f.clock.Now().Add(-time.Hour)
+	foreign := f.client.Doc("shop/carts/sessions/cart-1")
+	edited := f.client.Doc("rooms/edited/participants/bob/sessions/tab")
+	if _, err := foreign.Set(f.ctx, map[string]any{"leaseExpiresAt": past, "items": 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := edited.Set(f.ctx, map[string]any{"leaseExpiresAt": past, "generation": "seven"}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(f.settings.Lease)
+
+	r := f.pass(t, s)
+	if r.Err != nil || r.FailedSteps != 0 || r.SessionsExpired != 1 || r.SkippedDocuments != 2 {
+		t.Fatalf("pass: %+v, want alice's session expired and the two foreign documents skipped", r)
+	}
+	for _, path := range []string{foreign.Path, edited.Path} {
+		if !strings.Contains(f.logs.String(), path) {
+			t.Errorf("no log line names %s", path)
+		}
+		if _, err := f.client.Doc(strings.SplitN(path, "/documents/", 2)[1]).Get(f.ctx); err != nil {
+			t.Errorf("the sweeper touched %s: %v", path, err)
+		}
+	}
+	if f.exists(t, "rooms/real/participants/alice") {
+		t.Fatal("alice is still listed after her lease ended")
 	}
 }

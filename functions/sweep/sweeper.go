@@ -94,8 +94,9 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	if err != nil {
 		return fail("listing expired sessions", err)
 	}
-	r.Backlog = len(expired) == s.cfg.BatchSize
-	for _, c := range expired {
+	s.skip(ctx, &r, expired.Undecodable)
+	r.Backlog = expired.Len() == s.cfg.BatchSize
+	for _, c := range expired.Items {
 		res, err := s.store.ExpireSession(ctx, c)
 		if err != nil {
 			return fail("expiring a session", err)
@@ -116,8 +117,9 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	if err != nil {
 		return fail("listing expired typing", err)
 	}
-	r.Backlog = r.Backlog || len(typing) == s.cfg.BatchSize
-	for _, c := range typing {
+	s.skip(ctx, &r, typing.Undecodable)
+	r.Backlog = r.Backlog || typing.Len() == s.cfg.BatchSize
+	for _, c := range typing.Items {
 		out, err := s.store.ClearTyping(ctx, c)
 		if err != nil {
 			return fail("clearing typing", err)
@@ -134,8 +136,9 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	if err != nil {
 		return fail("listing due rooms", err)
 	}
-	r.Backlog = r.Backlog || len(due) == s.cfg.BatchSize
-	for _, room := range due {
+	s.skip(ctx, &r, due.Undecodable)
+	r.Backlog = r.Backlog || due.Len() == s.cfg.BatchSize
+	for _, room := range due.Items {
 		if age := now.Sub(room.CleanupAfter); age > r.OldestEligibleAge {
 			r.OldestEligibleAge = age
 		}
@@ -164,6 +167,15 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		r.Backlog = r.Backlog || n == s.cfg.BatchSize
 	}
 	return r
+}
+
+// skip reports listed documents that are not presence data: counted, logged
+// with their path for an operator to look at, and otherwise left alone.
+func (s *Sweeper) skip(ctx context.Context, r *PassReport, paths []string) {
+	r.SkippedDocuments += len(paths)
+	for _, p := range paths {
+		s.log.WarnContext(ctx, "skipped a document that is not presence data", "component", "sweeper", "path", p)
+	}
 }
 
 func (s *Sweeper) teardown(ctx context.Context, r *PassReport, room presence.Room, enforce bool) error {

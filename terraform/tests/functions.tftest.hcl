@@ -261,7 +261,7 @@ run "alerts_on_sweeper_metrics" {
   }
 
   assert {
-    condition     = toset(keys(google_logging_metric.sweep)) == toset(["cleanup_lag", "oldest_eligible_room_age", "generation_conflicts", "failed_steps", "rooms_purged"])
+    condition     = toset(keys(google_logging_metric.sweep)) == toset(["cleanup_lag", "oldest_eligible_room_age", "generation_conflicts", "failed_steps", "rooms_purged", "skipped_documents"])
     error_message = "Expected distribution metrics for cleanup lag, oldest eligible room age, generation conflicts, failed steps and purged rooms."
   }
 
