@@ -9,12 +9,12 @@ import (
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
-// The settings are priced with three of MeasureOps' measurements, looked up
-// by label; a label that is no longer measured must stop the run instead of
-// pricing that operation at zero. (TestMeasureOps checks that MeasureOps
+// The settings table shows three of MeasureOps' measurements, looked up by
+// label; a label that is no longer measured must stop the run instead of
+// showing that operation at zero. (TestMeasureOps checks that MeasureOps
 // still measures all three.)
 func TestSettingsCostsOf(t *testing.T) {
-	hb := OpCount{Op: "heartbeat #2", Reads: 1, Writes: 1}
+	hb := OpCount{Op: HeartbeatRenewLabel, Reads: 1, Writes: 1}
 	join := OpCount{Op: "join: another user", Reads: 4, Writes: 3}
 	leave := OpCount{Op: "leave: a user's last tab", Reads: 3, Writes: 2}
 	other := OpCount{Op: "room read (3 participants, 4 live sessions)", Reads: 8}
