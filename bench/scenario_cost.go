@@ -340,20 +340,20 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 	d := f.Sweep
 	cpuNote := "set by `available_cpu`"
 	if d.CPUFromDefault {
-		cpuNote = "the default for " + d.Memory + " (no `available_cpu` set)"
+		cpuNote = "the default for " + d.Memory + "; no `available_cpu` is set"
 	}
 	b.WriteString("\n#### Fixed monthly costs (730 h), as `terraform/` deploys them\n\n")
 	b.WriteString("| item | arithmetic | US$ per month |\n|---|---|---|\n")
-	fmt.Fprintf(&b, "| Sweep instance time | %.0f runs (one a minute) × %.0f s busy = %.0f s; × %.3f vCPU (%s) = %.0f vCPU-s × $%.6f; × %.3f GiB (%s) = %.0f GiB-s × $%.7f | **$%.2f** ($%.2f if the billing account's free %.0f vCPU-s and %.0f GiB-s are otherwise unused) |\n",
-		f.Requests, d.BudgetSeconds, f.BusySecondsPerMonth, d.VCPU, cpuNote, f.VCPUSeconds, CloudPrices.VCPUSecond,
-		d.MemoryGiB, d.Memory, f.GiBSeconds, CloudPrices.GiBSecond, f.Compute, f.ComputeAfterFreeTier, CloudPrices.FreeVCPUSeconds, CloudPrices.FreeGiBSeconds)
-	fmt.Fprintf(&b, "| Sweep requests | %.0f, inside the %.0f free requests a month | $%.2f ($%.2f per million beyond) |\n", f.Requests, CloudPrices.FreeRequests, 0.0, CloudPrices.PerMillionRequests)
-	fmt.Fprintf(&b, "| Sweep Firestore, idle | %.0f passes a run (%.0f s ÷ %.0f s) × (%.0f reads a pass + %d of the next-deadline query), measured with %d rooms = %.0f reads a run × %.0f runs = %.0f reads × $%.2f/100 000; + %.0f status writes × $%.2f/100 000 | **$%.2f** |\n",
-		math.Ceil(d.BudgetSeconds/sweepMaxPause), d.BudgetSeconds, sweepMaxPause, in.Sweep.Idle10k.ReadsPerPass, in.Sweep.Idle10k.NextDeadlineReads, in.Sweep.Idle10k.Rooms,
-		f.IdleReadsPerRun, f.Requests, f.IdleReadsPerMonth, Prices.Reads, f.StatusWritesPerMonth, Prices.Writes, f.Firestore)
+	fmt.Fprintf(&b, "| Sweep instance time | %s runs (one a minute) × %.0f s busy = %s s; × %.3f vCPU (%s) = %s vCPU-s × $%.6f; × %.3f GiB (%s) = %s GiB-s × $%.7f | **$%.2f** ($%.2f if the billing account's free %s vCPU-s and %s GiB-s are otherwise unused) |\n",
+		thousands(f.Requests), d.BudgetSeconds, thousands(f.BusySecondsPerMonth), d.VCPU, cpuNote, thousands(f.VCPUSeconds), CloudPrices.VCPUSecond,
+		d.MemoryGiB, d.Memory, thousands(f.GiBSeconds), CloudPrices.GiBSecond, f.Compute, f.ComputeAfterFreeTier, thousands(CloudPrices.FreeVCPUSeconds), thousands(CloudPrices.FreeGiBSeconds))
+	fmt.Fprintf(&b, "| Sweep requests | %s, inside the %s free requests a month | $0 ($%.2f per million beyond) |\n", thousands(f.Requests), thousands(CloudPrices.FreeRequests), CloudPrices.PerMillionRequests)
+	fmt.Fprintf(&b, "| Sweep Firestore, idle | %.0f passes a run (%.0f s ÷ %.0f s) × (%.0f reads a pass + %d of the next-deadline query, measured with %s rooms) = %.0f reads a run × %s runs = %s reads × $%.2f/100 000; + %s status writes × $%.2f/100 000 (a named database has no free quota) | **$%.2f** |\n",
+		math.Ceil(d.BudgetSeconds/sweepMaxPause), d.BudgetSeconds, sweepMaxPause, in.Sweep.Idle10k.ReadsPerPass, in.Sweep.Idle10k.NextDeadlineReads, thousands(float64(in.Sweep.Idle10k.Rooms)),
+		f.IdleReadsPerRun, thousands(f.Requests), thousands(f.IdleReadsPerMonth), Prices.Reads, thousands(f.StatusWritesPerMonth), Prices.Writes, f.Firestore)
 	fmt.Fprintf(&b, "| Cloud Scheduler | %d job × $%.2f (3 jobs a month are free per billing account) | **$%.2f** ($0 within the free jobs) |\n", d.SchedulerJobs, CloudPrices.SchedulerJobMonth, f.Scheduler)
-	fmt.Fprintf(&b, "| Log-based metrics | %d metrics × one point a minute = %.0f points; chargeable at $%.3f/MiB beyond %.0f MiB a month per billing account, which they stay within unless a point is billed at more than %.0f bytes (the billed size of a point was not found on the pages consulted) | **$0** (assumed within the free allotment) |\n",
-		d.LogMetrics, f.MetricPointsPerMonth, CloudPrices.MonitoringPerMiB, CloudPrices.FreeMonitoringMiB, f.FreeBytesPerPoint)
+	fmt.Fprintf(&b, "| Log-based metrics | %d metrics × one point a minute = %s points; chargeable at $%.3f/MiB beyond %.0f MiB a month per billing account, which they stay within unless a point is billed at more than %.0f bytes (the billed size of a point was not found on the pages consulted) | **$0** (assumed within the free allotment) |\n",
+		d.LogMetrics, thousands(f.MetricPointsPerMonth), CloudPrices.MonitoringPerMiB, CloudPrices.FreeMonitoringMiB, f.FreeBytesPerPoint)
 	fmt.Fprintf(&b, "| Alert policies | %d policies | not priced (see below) |\n", d.AlertPolicies)
 	fmt.Fprintf(&b, "| **total** | | **$%.2f** ($%.2f after free tiers) |\n", f.Total, f.TotalAfterFreeTiers)
 
