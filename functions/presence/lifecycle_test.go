@@ -119,9 +119,11 @@ func TestLease_LiveUntilItsDeadlineThenNeverRevived(t *testing.T) {
 			t.Fatalf("heartbeat %d: %v", i, err)
 		}
 	}
+	// Every second heartbeat renews (the others find more than half the
+	// lease left); the tenth, at +50 s, found 5 s left and renewed.
 	sess := w.sessions["alice/tab"]
 	if got := sess.Remaining(w.clock.Now()); got != w.s.Lease {
-		t.Fatalf("remaining %v right after a heartbeat, want %v", got, w.s.Lease)
+		t.Fatalf("remaining %v right after a renewing heartbeat, want %v", got, w.s.Lease)
 	}
 
 	// A crashed client stops; the lease holds until one instant before its
