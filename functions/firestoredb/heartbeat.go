@@ -29,7 +29,7 @@ import (
 // instance changes the generation behind a cache's back. A cache would keep
 // answering 200 to the superseded generation until its cached lease end,
 // up to a whole lease, instead of refusing it at once, as the fencing
-// principle requires (docs/operations.md, "What a heartbeat costs").
+// principle requires (docs/operations.md, "What a participant-hour costs").
 //
 // Returns EInvalid for a malformed reference, EStaleGeneration if the
 // session is gone, has another generation or its lease has ended.
