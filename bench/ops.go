@@ -36,6 +36,12 @@ func (c *Clock) Advance(d time.Duration)                    { c.offset.Add(int64
 func discardLogger() *slog.Logger                           { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 func (c *Clock) Sleep(context.Context, time.Duration) error { return nil }
 
+// The heartbeat measurements the settings are priced and checked with.
+const (
+	HeartbeatSkipLabel  = "heartbeat: more than RenewWhenLeft of the lease left (writes nothing)"
+	HeartbeatRenewLabel = "heartbeat: RenewWhenLeft of the lease left (renews)"
+)
+
 // MeasureOps runs each store operation once on a fresh room of client's
 // project and returns its exact reads and writes.
 func MeasureOps(ctx context.Context, client *firestore.Client, room string) ([]OpCount, error) {
@@ -93,9 +99,11 @@ func MeasureOps(ctx context.Context, client *firestore.Client, room string) ([]O
 	measure("join: second tab of a listed user", func() (err error) { b2, err = join("bob", "tab-2"); return })
 	measure("join: reconnect of a known session (new generation)", func() (err error) { a1, err = join("alice", "tab-1"); return })
 	measure("join: third user", func() (err error) { c1, err = join("carol", "tab-1"); return })
-	for i := range 3 {
-		measure(fmt.Sprintf("heartbeat #%d", i+1), func() error { _, err := store.Heartbeat(ctx, a1); return err })
-	}
+	heartbeat := func() error { _, err := store.Heartbeat(ctx, a1); return err }
+	measure(HeartbeatSkipLabel, heartbeat)
+	clock.Advance(settings.Lease - settings.RenewWithin())
+	measure(HeartbeatRenewLabel, heartbeat)
+	measure("heartbeat: right after a renewal (writes nothing)", heartbeat)
 	measure("room read (3 participants, 4 live sessions)", func() error {
 		_, err := store.Roster(ctx, presence.RosterRequest{RoomID: room, CallerID: "alice"})
 		return err

@@ -5,6 +5,8 @@ package bench
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -204,8 +206,8 @@ func deliveriesRatio(a, b int64) string {
 // own tables.
 func SettingsMarkdown(c settingsCosts, runs []SettingRun) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured costs (in-process store, Store.Ops()): heartbeat %d reads / %d writes; join of a new user %d / %d; leave of a user's last tab %d / %d (of which 1–2 are deletes, billed as writes here, which overstates the cost slightly).\n\n",
-		c.Heartbeat.Reads, c.Heartbeat.Writes, c.Join.Reads, c.Join.Writes, c.Leave.Reads, c.Leave.Writes)
+	fmt.Fprintf(&b, "Measured costs (in-process store, Store.Ops()): a renewing heartbeat %d reads / %d writes, one with more than RenewWhenLeft of its lease left 1 read / 0 writes; join of a new user %d / %d; leave of a user's last tab %d / %d (of which 1–2 are deletes, billed as writes here, which overstates the cost slightly). Reads and writes per participant-hour are counted, not multiplied: one join, a heartbeat every interval for an hour on a stopped clock, one leave (RenewWhenLeft %s).\n\n",
+		c.Heartbeat.Reads, c.Heartbeat.Writes, c.Join.Reads, c.Join.Writes, c.Leave.Reads, c.Leave.Writes, renewShares(runs))
 	b.WriteString("| heartbeat / lease | reads per participant-hour | writes per participant-hour | roster-listener reads per watching client per participant-hour | cost per 1 000 participant-hours (roomlease) | naive design: listener reads per watcher per participant-hour | ghost time p50 | p99 | max | n | beyond lease p99 |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range runs {
 		usd := 1000 * (r.Reads*Prices.Reads + r.Writes*Prices.Writes) / 100000
@@ -220,4 +222,14 @@ func SettingsMarkdown(c settingsCosts, runs []SettingRun) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+func renewShares(runs []SettingRun) string {
+	var shares []string
+	for _, r := range runs {
+		if v := strconv.FormatFloat(r.RenewWhenLeft, 'g', -1, 64); !slices.Contains(shares, v) {
+			shares = append(shares, v)
+		}
+	}
+	return strings.Join(shares, ", ")
 }

@@ -74,3 +74,35 @@ func MemoryPlot(m *MemoryReport) string {
 	}
 	return Plot{Title: "roomlease-dev resident memory during the soak", XLabel: "minutes", YLabel: "MiB", Series: []Series{s}}.SVG()
 }
+
+// WritesBySettingPlot is Firestore writes per participant-hour against the
+// heartbeat interval, before (every heartbeat renews) and after.
+func WritesBySettingPlot(before, after []SettingRun) string {
+	line := func(name string, runs []SettingRun, dashed bool) Series {
+		s := Series{Name: name, Dashed: dashed}
+		for _, r := range runs {
+			s.X, s.Y = append(s.X, r.HeartbeatSecs), append(s.Y, r.Writes)
+		}
+		return s
+	}
+	return Plot{Title: "Firestore writes per participant-hour (lease = 3 × heartbeat)", XLabel: "heartbeat interval, s (log)", YLabel: "writes (log)", LogX: true, LogY: true,
+		Series: []Series{line("before: every heartbeat renews", before, true), line("after: renew when ≤ half the lease is left", after, false)}}.SVG()
+}
+
+// GhostBeforeAfterPlot is ghost time (crash to the removal a roster
+// listener sees) as a multiple of the lease, p50 and max, against the
+// heartbeat interval, before and after: skipping renewals may shorten it,
+// never lengthen it.
+func GhostBeforeAfterPlot(before, after []SettingRun) string {
+	line := func(name string, runs []SettingRun, dashed bool, pick func(Summary) float64) Series {
+		s := Series{Name: name, Dashed: dashed}
+		for _, r := range runs {
+			s.X, s.Y = append(s.X, r.HeartbeatSecs), append(s.Y, pick(r.Report.GhostTime)/1000/r.LeaseSecs)
+		}
+		return s
+	}
+	p50 := func(s Summary) float64 { return s.P50 }
+	mx := func(s Summary) float64 { return s.Max }
+	return Plot{Title: "Ghost time ÷ lease, before (dashed) and after", XLabel: "heartbeat interval, s (log)", YLabel: "ghost time ÷ lease", LogX: true,
+		Series: []Series{line("before p50", before, true, p50), line("before max", before, true, mx), line("after p50", after, false, p50), line("after max", after, false, mx)}}.SVG()
+}

@@ -23,7 +23,7 @@ type Options struct {
 }
 
 // ScenarioNames lists what RunScenarios accepts ("all" runs every one but soak).
-var ScenarioNames = []string{"ops", "load", "settings", "sweep", "naive", "soak"}
+var ScenarioNames = []string{"ops", "load", "settings", "sweep", "naive", "soak", "cost"}
 
 // RunScenarios runs the named scenarios and writes their results.
 func RunScenarios(ctx context.Context, o Options, names []string) error {
@@ -54,6 +54,8 @@ func RunScenarios(ctx context.Context, o Options, names []string) error {
 			err = runSweep(ctx, o)
 		case "naive":
 			err = runNaive(ctx, o)
+		case "cost":
+			err = runCost(ctx, o)
 		default:
 			err = fmt.Errorf("unknown scenario %q (want one of %v or all)", n, ScenarioNames)
 		}

@@ -7,16 +7,21 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/testclock"
 )
 
 // Prices are list-price assumptions (see BENCHMARKS.md), US$ per 100 000.
 var Prices = struct{ Reads, Writes, Deletes float64 }{0.03, 0.09, 0.01}
 
-// settingsCosts are the per-operation counts the settings are priced with.
+// settingsCosts are per-operation counts shown beside the settings: a
+// renewing heartbeat, a join, a leave.
 type settingsCosts struct{ Heartbeat, Join, Leave OpCount }
 
-// settingsCostsOf picks the measurements a participant-hour is priced with
-// out of MeasureOps' results. A label MeasureOps no longer uses is an error:
+// settingsCostsOf picks the measurements shown beside the settings out of
+// MeasureOps' results. A label MeasureOps no longer uses is an error:
 // read from a map it would price the operation at zero.
 func settingsCostsOf(counts []OpCount) (settingsCosts, error) {
 	find := func(label string) (OpCount, error) {
@@ -27,7 +32,7 @@ func settingsCostsOf(counts []OpCount) (settingsCosts, error) {
 		}
 		return OpCount{}, fmt.Errorf("MeasureOps measured no %q, which the settings are priced with", label)
 	}
-	hb, err1 := find("heartbeat #2")
+	hb, err1 := find(HeartbeatRenewLabel)
 	join, err2 := find("join: another user")
 	leave, err3 := find("leave: a user's last tab")
 	return settingsCosts{Heartbeat: hb, Join: join, Leave: leave}, errors.Join(err1, err2, err3)
@@ -38,8 +43,11 @@ type SettingRun struct {
 	HeartbeatSecs float64         `json:"heartbeatSeconds"`
 	LeaseSecs     float64         `json:"leaseSeconds"`
 	Report        *WorkloadReport `json:"report"`
-	// Per participant-hour (one session, one join and one leave per hour).
-	Reads, Writes, Deletes float64 `json:"-"`
+	// Per participant-hour: one join, an hour of heartbeats on schedule and
+	// one leave, counted exactly (participantHour).
+	Reads         float64 `json:"readsPerParticipantHour"`
+	Writes        float64 `json:"writesPerParticipantHour"`
+	RenewWhenLeft float64 `json:"renewWhenLeft"`
 }
 
 // runSettings is `scripts/bench settings`: the churn workload at three
@@ -79,13 +87,62 @@ func runSettings(ctx context.Context, o Options) error {
 		if err != nil {
 			return err
 		}
-		hbPerHour := 3600 / s[0].Seconds()
+		hour, settings, err := participantHour(ctx, s[0], s[1])
+		if err != nil {
+			return err
+		}
 		runs = append(runs, SettingRun{HeartbeatSecs: s[0].Seconds(), LeaseSecs: s[1].Seconds(), Report: rep,
-			Reads:  hbPerHour*float64(c.Heartbeat.Reads) + float64(c.Join.Reads+c.Leave.Reads),
-			Writes: hbPerHour*float64(c.Heartbeat.Writes) + float64(c.Join.Writes+c.Leave.Writes)})
+			Reads: float64(hour.Reads), Writes: float64(hour.Writes), RenewWhenLeft: settings.RenewWhenLeft})
 	}
 	if err := o.svg("ghost-time-by-setting", GhostTimeBySettingPlot(runs)); err != nil {
 		return err
 	}
 	return o.write("settings", SettingsMarkdown(c, runs), runs)
+}
+
+// participantHour counts exactly what one participant-hour costs at a
+// heartbeat/lease setting (and the default RenewWhenLeft, as roomlease-dev
+// runs it): a join, a heartbeat every interval for an hour, and a leave (in
+// a room someone else holds, as most joins and leaves are), on
+// a store with a stopped clock that the loop moves, so that which
+// heartbeats renew depends on the schedule alone and not on how busy the
+// machine is. A multiplication of one heartbeat's cost would no longer do:
+// whether a heartbeat writes depends on the lease it finds.
+func participantHour(ctx context.Context, hb, lease time.Duration) (firestoredb.OpCounts, presence.Settings, error) {
+	settings := presence.DefaultSettings()
+	settings.Heartbeat, settings.Lease = hb, lease
+	if err := settings.Validate(); err != nil {
+		return firestoredb.OpCounts{}, settings, err
+	}
+	client, err := projectClient(ctx, "hour")
+	if err != nil {
+		return firestoredb.OpCounts{}, settings, err
+	}
+	defer client.Close()
+	clock := testclock.New(testclock.Start)
+	store := firestoredb.New(client, settings, clock.Now)
+	// Someone is in the room already, so that the hour's join and leave
+	// are the ordinary ones ("join: another user", "leave: a user's last
+	// tab"), not the room's creation and emptying.
+	host := presence.SessionKey{RoomID: "hour", ParticipantID: "host", SessionID: "tab"}
+	if _, err := store.Join(ctx, presence.JoinRequest{SessionKey: host}); err != nil {
+		return firestoredb.OpCounts{}, settings, err
+	}
+	before := store.Ops()
+	key := presence.SessionKey{RoomID: "hour", ParticipantID: "alice", SessionID: "tab"}
+	res, err := store.Join(ctx, presence.JoinRequest{SessionKey: key})
+	if err != nil {
+		return firestoredb.OpCounts{}, settings, err
+	}
+	ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation}
+	for range int(time.Hour / hb) {
+		clock.Advance(hb)
+		if _, err := store.Heartbeat(ctx, ref); err != nil {
+			return firestoredb.OpCounts{}, settings, fmt.Errorf("heartbeat at +%v: %w", clock.Now().Sub(testclock.Start), err)
+		}
+	}
+	if _, err := store.Leave(ctx, ref); err != nil {
+		return firestoredb.OpCounts{}, settings, err
+	}
+	return store.Ops().Sub(before), settings, nil
 }

@@ -13,7 +13,10 @@ import (
 type EventKind int
 
 const (
-	// Renewed: a heartbeat moved the lease end.
+	// Renewed: a heartbeat was accepted; LeaseExpiresAt is the lease end it
+	// answered. The server renews only when at most ROOMLEASE_RENEW_WHEN_LEFT
+	// of the lease is left, so with more left the end is the one already
+	// held (a heartbeat that writes nothing costs the server less).
 	Renewed EventKind = iota + 1
 	// Rejoined: a heartbeat got 409 and the session joined again; Generation is the new one.
 	Rejoined

@@ -34,6 +34,7 @@ const (
 	EnvDatabase         = "ROOMLEASE_DATABASE"
 	EnvHeartbeat        = "ROOMLEASE_HEARTBEAT_INTERVAL"
 	EnvLease            = "ROOMLEASE_LEASE"
+	EnvRenewWhenLeft    = "ROOMLEASE_RENEW_WHEN_LEFT"
 	EnvEmptyRoomGrace   = "ROOMLEASE_EMPTY_ROOM_GRACE"
 	EnvMaxParticipants  = "ROOMLEASE_MAX_PARTICIPANTS"
 	EnvRevisionShards   = "ROOMLEASE_REVISION_SHARDS"
@@ -125,6 +126,15 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return
 		}
 		*dst = n
+	}
+	if v := getenv(EnvRenewWhenLeft); v != "" {
+		// A share, not a duration, so that it scales with the lease when
+		// only the lease is changed; Validate checks it against both.
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q is not a number such as 0.5", EnvRenewWhenLeft, v))
+		}
+		c.Presence.RenewWhenLeft = f
 	}
 	whole(EnvSweepBatch, &c.Sweep.BatchSize)
 	whole(EnvRevisionShards, &c.Presence.RevisionShards)

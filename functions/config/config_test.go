@@ -17,7 +17,8 @@ func TestFromEnv(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.ProjectID != "p" || c.DatabaseID != "(default)" || c.Presence.Lease != 15*time.Second ||
-			c.Presence.Heartbeat != 5*time.Second || c.Presence.EmptyRoomGrace != 30*time.Second {
+			c.Presence.Heartbeat != 5*time.Second || c.Presence.EmptyRoomGrace != 30*time.Second ||
+			c.Presence.RenewWhenLeft != 0.5 {
 			t.Fatalf("defaults: %+v", c)
 		}
 	})
@@ -25,11 +26,13 @@ func TestFromEnv(t *testing.T) {
 		c, err := config.FromEnv(env(map[string]string{
 			config.EnvProjectID: "mine", config.EnvLease: "6s", config.EnvHeartbeat: "2s",
 			config.EnvMaxParticipants: "50", config.EnvAllowedOrigins: "https://a.example, https://b.example",
+			config.EnvRenewWhenLeft: "1",
 		}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Presence.Lease != 6*time.Second || c.Presence.MaxParticipants != 50 || len(c.AllowedOrigins) != 2 {
+		if c.Presence.Lease != 6*time.Second || c.Presence.MaxParticipants != 50 || len(c.AllowedOrigins) != 2 ||
+			c.Presence.RenewWhenLeft != 1 {
 			t.Fatalf("overrides: %+v", c)
 		}
 	})
@@ -77,11 +80,15 @@ func TestFromEnv(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"ErrNoProject":          {map[string]string{}, config.EnvProjectID + " is not set"},
-		"ErrBadDuration":        {map[string]string{config.EnvProjectID: "p", config.EnvLease: "15"}, config.EnvLease + `="15" is not a duration`},
-		"ErrBadNumber":          {map[string]string{config.EnvProjectID: "p", config.EnvMaxParticipants: "many"}, config.EnvMaxParticipants},
-		"ErrLeaseBelowTwoBeats": {map[string]string{config.EnvProjectID: "p", config.EnvLease: "8s"}, "at least twice the heartbeat"},
-		"ErrTooManyShards":      {map[string]string{config.EnvProjectID: "p", config.EnvRevisionShards: "65"}, "revision shards 65"},
+		"ErrNoProject":            {map[string]string{}, config.EnvProjectID + " is not set"},
+		"ErrBadDuration":          {map[string]string{config.EnvProjectID: "p", config.EnvLease: "15"}, config.EnvLease + `="15" is not a duration`},
+		"ErrBadNumber":            {map[string]string{config.EnvProjectID: "p", config.EnvMaxParticipants: "many"}, config.EnvMaxParticipants},
+		"ErrLeaseBelowTwoBeats":   {map[string]string{config.EnvProjectID: "p", config.EnvLease: "8s"}, "at least twice the heartbeat"},
+		"ErrTooManyShards":        {map[string]string{config.EnvProjectID: "p", config.EnvRevisionShards: "65"}, "revision shards 65"},
+		"ErrRenewShareNotANumber": {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "half"}, config.EnvRenewWhenLeft + `="half" is not a number`},
+		"ErrRenewShareAboveOne":   {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "2"}, "at most 1"},
+		// 0.3 × 15 s = 4.5 s: a client on a 5 s schedule could skip past its lease end.
+		"ErrRenewWindowBelowOneBeat": {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "0.3"}, "less than the heartbeat interval 5s"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := config.FromEnv(env(tc.env))

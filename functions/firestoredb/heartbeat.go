@@ -10,13 +10,26 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
-// Heartbeat renews the lease of ref's session and returns its new deadline.
+// Heartbeat renews the lease of ref's session when it is due and returns
+// the lease's deadline.
 //
-// It reads and writes the session document only: never the room, never a
-// roster entry, so a heartbeat costs one read and one write and wakes no
-// listener. Because the read and the write are one transaction, a sweeper
-// expiring the same session either commits first (and we answer
-// EStaleGeneration) or waits for our renewal and then finds the lease live.
+// It reads the session document only, and writes at most that: never the
+// room, never a roster entry, so a heartbeat wakes no listener. One that
+// finds more than RenewWhenLeft of the lease left (presence.Settings.Renew)
+// writes nothing and answers the current deadline: one read, no write. One
+// that renews costs one read and one write. Because the read and the write
+// are one transaction, a sweeper expiring the same session either commits
+// first (and we answer EStaleGeneration) or waits for our renewal and then
+// finds the lease live; a skipping heartbeat found the lease far from its
+// end, so no sweeper can be expiring it.
+//
+// The read is never skipped, although a per-instance cache of the last
+// renewal would make most heartbeats free: Cloud Functions spreads one
+// client's requests over many instances, and a join or leave on another
+// instance changes the generation behind a cache's back. A cache would keep
+// answering 200 to the superseded generation until its cached lease end,
+// up to a whole lease, instead of refusing it at once, as the fencing
+// principle requires (docs/operations.md, "What a participant-hour costs").
 //
 // Returns EInvalid for a malformed reference, EStaleGeneration if the
 // session is gone, has another generation or its lease has ended.
@@ -35,9 +48,15 @@ func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Ti
 		if err != nil {
 			return err
 		}
-		renewed, err := s.settings.Renew(now, stored, ref)
+		renewed, write, err := s.settings.Renew(now, stored, ref)
 		if err != nil {
 			return err
+		}
+		deadline = renewed.LeaseExpiresAt
+		if !write {
+			// Committing a transaction that staged nothing writes nothing;
+			// the read is all this heartbeat is billed.
+			return nil
 		}
 		updates := []firestore.Update{
 			{Path: FieldLeaseExpiresAt, Value: renewed.LeaseExpiresAt},
@@ -53,7 +72,6 @@ func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Ti
 			}
 			updates = append(updates, more...)
 		}
-		deadline = renewed.LeaseExpiresAt
 		// Update, not Set: only the lease fields change, and the update
 		// fails rather than recreating the document if it vanished.
 		return tx.update(sessionRef, updates)

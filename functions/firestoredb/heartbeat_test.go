@@ -12,14 +12,15 @@ import (
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
-// A heartbeat writes exactly one document, the session's, which no client
-// listens to: the room document and the roster entries keep their update
-// times. It costs one read and one write.
+// A renewing heartbeat writes exactly one document, the session's, which no
+// client listens to: the room document and the roster entries keep their
+// update times. It costs one read and one write.
 func TestHeartbeat_WritesOnlyTheSessionDocument(t *testing.T) {
 	f := MustOpenStore(t)
 	f.mustJoin(t, "hb", "bob", "phone")
 	j := f.mustJoin(t, "hb", "alice", "tab")
-	f.clock.Advance(5 * time.Second)
+	s := presence.DefaultSettings()
+	f.clock.Advance(s.Lease - s.RenewWithin()) // the renew window opens
 
 	before := emulatortest.Snapshot(t, f.client)
 	ops := f.store.Ops()
@@ -145,4 +146,83 @@ func TestHeartbeat_RefreshesRoomAndEntryExpiryOncePerDay(t *testing.T) {
 	if changed := beat(tab1); len(changed) != 1 {
 		t.Fatalf("the day's refresh repeated: %v", changed)
 	}
+}
+
+// Renewing only when at most RenewWhenLeft of the lease is left, seen from
+// two function instances (two Firestore clients, one clock): a heartbeat
+// with more left writes nothing on either, costs one read and answers the
+// stored lease end; one near the lease end renews; each instance sees the
+// other's renewal at once (there is no per-instance cache); and a stale
+// generation is refused by both at once, although its lease had more than
+// half left, so a skip never answers for a superseded session.
+func TestHeartbeat_RenewsOnlyWhenDue_OnEitherInstance(t *testing.T) {
+	f := MustOpenStore(t)
+	s := presence.DefaultSettings()
+	const room, session = "due", "rooms/due/participants/alice/sessions/tab"
+	j := f.mustJoin(t, room, "alice", "tab")
+	gen := j.Session.Generation
+	instances := map[string]*firestoredb.Store{"A": f.store, "B": f.other}
+
+	// beat heartbeats on instance name and returns the deadline, the
+	// documents written and the cost.
+	beat := func(t *testing.T, name string, gen int64) (time.Time, []string, firestoredb.OpCounts, error) {
+		t.Helper()
+		store := instances[name]
+		before, ops := emulatortest.Snapshot(t, f.client), store.Ops()
+		deadline, err := store.Heartbeat(f.ctx, ref(room, "alice", "tab", gen))
+		cost := store.Ops().Sub(ops)
+		return deadline, emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)), cost, err
+	}
+	skips := func(t *testing.T, name string, gen int64, want time.Time) {
+		t.Helper()
+		deadline, changed, cost, err := beat(t, name, gen)
+		if err != nil {
+			t.Fatalf("instance %s: %v", name, err)
+		}
+		if len(changed) != 0 || cost != (firestoredb.OpCounts{Reads: 1}) {
+			t.Fatalf("instance %s: a heartbeat with more than %v left wrote %v at cost %+v, want nothing at 1 read", name, s.RenewWithin(), changed, cost)
+		}
+		if !deadline.Equal(want) {
+			t.Fatalf("instance %s answered lease end %v, want the stored %v", name, deadline, want)
+		}
+	}
+	refused := func(t *testing.T, name string, gen int64) {
+		t.Helper()
+		_, changed, _, err := beat(t, name, gen)
+		wantCode(t, err, presence.EStaleGeneration)
+		if len(changed) != 0 {
+			t.Fatalf("instance %s: a refused heartbeat wrote %v", name, changed)
+		}
+	}
+
+	end := j.Session.LeaseExpiresAt
+	f.clock.Advance(s.Heartbeat) // 10 s of 15 left
+	skips(t, "B", gen, end)
+	skips(t, "A", gen, end)
+
+	f.clock.Advance(s.Lease - s.Heartbeat - s.RenewWithin() + time.Millisecond) // 7.499 s left
+	deadline, changed, cost, err := beat(t, "B", gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{session}; !reflect.DeepEqual(changed, want) || cost != (firestoredb.OpCounts{Reads: 1, Writes: 1}) {
+		t.Fatalf("heartbeat near the lease end wrote %v at cost %+v, want %v at 1 read and 1 write", changed, cost, want)
+	}
+	if want := f.clock.Now().Add(s.Lease); !deadline.Equal(want) {
+		t.Fatalf("renewed to %v, want %v", deadline, want)
+	}
+	skips(t, "A", gen, deadline) // A reads B's renewal
+
+	// A reconnect through A supersedes the generation whose lease still has
+	// almost all of its 15 s: both instances refuse it at once.
+	f.clock.Advance(time.Second)
+	again := f.mustJoin(t, room, "alice", "tab")
+	refused(t, "B", gen)
+	refused(t, "A", gen)
+	skips(t, "B", again.Session.Generation, again.Session.LeaseExpiresAt)
+
+	// An ended lease is refused by both, never revived.
+	f.clock.Advance(s.Lease)
+	refused(t, "A", again.Session.Generation)
+	refused(t, "B", again.Session.Generation)
 }

@@ -3,22 +3,63 @@ package presence
 import "time"
 
 // Renew decides a heartbeat at now for the stored session s (nil if absent).
-// It returns the renewed session, which is the only document a heartbeat
-// writes. Returns EStaleGeneration if the session is gone, belongs to another
+// It returns the session as it stands after the heartbeat, and whether that
+// must be written: a heartbeat that finds more than RenewWhenLeft of the
+// lease left changes nothing anyone needs yet, so it answers with the
+// current lease end and writes nothing (see RenewWithin for why a client on
+// schedule still never sees its lease end). A crash right after such a
+// heartbeat ends at the last renewal's lease end, which is earlier than a
+// renewal would have made it, so skipping never lengthens ghost time.
+//
+// Returns EStaleGeneration if the session is gone, belongs to another
 // generation, or its lease has already ended: an ended lease is evidence of
 // absence that the sweeper may already be acting on, so it is never revived;
-// the client joins again and gets a new generation.
-func (s Settings) Renew(now time.Time, stored *Session, ref SessionRef) (Session, error) {
+// the client joins again and gets a new generation. These checks come before
+// the skip, so a skipped heartbeat is refused exactly when a renewing one
+// would be.
+func (s Settings) Renew(now time.Time, stored *Session, ref SessionRef) (sess Session, write bool, err error) {
 	switch {
 	case stored == nil:
-		return Session{}, Errorf(EStaleGeneration, "no such session; join again")
+		return Session{}, false, Errorf(EStaleGeneration, "no such session; join again")
 	case stored.Generation != ref.Generation:
-		return Session{}, Errorf(EStaleGeneration, "the session has generation %d, not %d; join again", stored.Generation, ref.Generation)
+		return Session{}, false, Errorf(EStaleGeneration, "the session has generation %d, not %d; join again", stored.Generation, ref.Generation)
 	case !stored.Live(now):
-		return Session{}, Errorf(EStaleGeneration, "the lease ended at %s; join again", stored.LeaseExpiresAt.UTC().Format(time.RFC3339Nano))
+		return Session{}, false, Errorf(EStaleGeneration, "the lease ended at %s; join again", stored.LeaseExpiresAt.UTC().Format(time.RFC3339Nano))
+	case stored.Remaining(now) > s.RenewWithin():
+		return *stored, false, nil
 	}
 	renewed := *stored
 	renewed.LeaseExpiresAt = now.Add(s.Lease)
 	renewed.ExpireAt = renewed.LeaseExpiresAt.Add(s.SessionRetention)
-	return renewed, nil
+	return renewed, true, nil
+}
+
+// RenewWithin is how much of the lease may at most be left for a heartbeat
+// to renew it: RenewWhenLeft × Lease. A heartbeat that finds more left
+// writes nothing.
+//
+// Why a client that heartbeats on schedule never sees its lease end, given
+// Validate's RenewWithin ≥ Heartbeat (write W for RenewWithin, H for
+// Heartbeat, L for Lease, E for the lease end the last write set at t0, so
+// E = t0 + L; "on schedule" means the server decides the client's
+// heartbeats at most H apart, the first at most H after t0):
+//
+//  1. A heartbeat that skips found E − t > W > 0: live, by definition.
+//  2. The first heartbeat after t0, at t1 ≤ t0 + H, finds E − t1 ≥ L − H,
+//     and L ≥ 2H (Validate), so E − t1 ≥ H > 0: live.
+//  3. Any later heartbeat that renews, at t_k, follows one at t_{k−1} that
+//     skipped, so E − t_{k−1} > W, and E − t_k ≥ E − t_{k−1} − H > W − H ≥ 0:
+//     live.
+//
+// So every heartbeat finds the lease live, and the renewing one sets a new E
+// from which the argument starts again. What skipping costs is slack: a
+// renewing heartbeat may arrive late (or be retried after a network error)
+// by as much as it found left, which is more than W − H at worst, against
+// L − H when every heartbeat renews. The JavaScript and Go clients retry a
+// failed heartbeat within half a second; a lost renewing heartbeat with no
+// retry before the lease end ends the lease where renewing every time would
+// not have, so an operator who cannot rely on retries sets RenewWhenLeft
+// to 1 or raises it until W ≥ 2H.
+func (s Settings) RenewWithin() time.Duration {
+	return time.Duration(s.RenewWhenLeft * float64(s.Lease))
 }

@@ -1,6 +1,7 @@
 package presence_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -100,8 +101,8 @@ func (w *world) leave(uid, sid string, gen int64) (presence.DeparturePlan, prese
 }
 
 func (w *world) heartbeat(uid, sid string, gen int64) error {
-	s, err := w.s.Renew(w.clock.Now(), w.sessions[uid+"/"+sid], presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: uid, SessionID: sid}, Generation: gen})
-	if err == nil {
+	s, write, err := w.s.Renew(w.clock.Now(), w.sessions[uid+"/"+sid], presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: uid, SessionID: sid}, Generation: gen})
+	if err == nil && write {
 		w.sessions[uid+"/"+sid] = &s
 	}
 	return err
@@ -118,9 +119,11 @@ func TestLease_LiveUntilItsDeadlineThenNeverRevived(t *testing.T) {
 			t.Fatalf("heartbeat %d: %v", i, err)
 		}
 	}
+	// Every second heartbeat renews (the others find more than half the
+	// lease left); the tenth, at +50 s, found 5 s left and renewed.
 	sess := w.sessions["alice/tab"]
 	if got := sess.Remaining(w.clock.Now()); got != w.s.Lease {
-		t.Fatalf("remaining %v right after a heartbeat, want %v", got, w.s.Lease)
+		t.Fatalf("remaining %v right after a renewing heartbeat, want %v", got, w.s.Lease)
 	}
 
 	// A crashed client stops; the lease holds until one instant before its
@@ -248,6 +251,12 @@ func TestSettings_Validate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("defaults invalid: %v", err)
 	}
+	// The bound itself: a renew window of exactly one heartbeat is enough.
+	edge := ok
+	edge.Heartbeat, edge.Lease, edge.RenewWhenLeft = 5*time.Second, 10*time.Second, 0.5
+	if err := edge.Validate(); err != nil {
+		t.Fatalf("renew window of exactly one heartbeat refused: %v", err)
+	}
 	bad := func(edit func(*presence.Settings)) presence.Settings { s := ok; edit(&s); return s }
 	for name, s := range map[string]presence.Settings{
 		"lease shorter than two heartbeats": bad(func(s *presence.Settings) { s.Lease = 9 * time.Second }),
@@ -255,6 +264,13 @@ func TestSettings_Validate(t *testing.T) {
 		"negative grace":                    bad(func(s *presence.Settings) { s.EmptyRoomGrace = -time.Second }),
 		"no participants allowed":           bad(func(s *presence.Settings) { s.MaxParticipants = 0 }),
 		"horizon within a day":              bad(func(s *presence.Settings) { s.RecordHorizon = 24 * time.Hour }),
+		"renew share zero":                  bad(func(s *presence.Settings) { s.RenewWhenLeft = 0 }),
+		"renew share above one":             bad(func(s *presence.Settings) { s.RenewWhenLeft = 1.5 }),
+		"renew share not a number":          bad(func(s *presence.Settings) { s.RenewWhenLeft = math.NaN() }),
+		// 0.3 × 15 s = 4.5 s < 5 s: a heartbeat finding 5.5 s left skips,
+		// and the next, 5 s later, finds 0.5 s; one finding 4.6 s left
+		// skips and the next finds the lease ended.
+		"renew window shorter than a heartbeat": bad(func(s *presence.Settings) { s.RenewWhenLeft = 0.3 }),
 	} {
 		if err := s.Validate(); err == nil {
 			t.Errorf("%s: accepted", name)

@@ -2,6 +2,7 @@ package presence
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -12,6 +13,11 @@ type Settings struct {
 	EmptyRoomGrace  time.Duration // from the last departure to teardown eligibility
 	MaxParticipants int           // roster entries per room
 	TypingExpiry    time.Duration // how long a typing signal shows without renewal
+
+	// RenewWhenLeft is the share of the lease (0 < f ≤ 1) that may at most
+	// be left for a heartbeat to renew it; one that finds more left writes
+	// nothing. 1 renews on every heartbeat. See RenewWithin.
+	RenewWhenLeft float64
 
 	// RecordHorizon is how far ahead rooms and roster entries set their
 	// expireAt (the TTL backstop) whenever they are written. Ordinary
@@ -44,6 +50,7 @@ func DefaultSettings() Settings {
 	return Settings{
 		Heartbeat:        5 * time.Second,
 		Lease:            15 * time.Second,
+		RenewWhenLeft:    0.5,
 		EmptyRoomGrace:   30 * time.Second,
 		MaxParticipants:  1000,
 		TypingExpiry:     7 * time.Second,
@@ -63,6 +70,13 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("lease %v must be at least twice the heartbeat interval %v, so that one lost heartbeat does not end a lease", s.Lease, s.Heartbeat)
 	case s.Lease > time.Hour:
 		return fmt.Errorf("lease %v is longer than the maximum of 1h", s.Lease)
+	case !(s.RenewWhenLeft > 0 && s.RenewWhenLeft <= 1):
+		return fmt.Errorf("renew-when-left %v must be more than 0 and at most 1 (a share of the lease)", s.RenewWhenLeft)
+	case s.RenewWithin() < s.Heartbeat:
+		// The inequality RenewWithin's comment proves sufficient: below it,
+		// a client on schedule could skip its way past its lease end.
+		return fmt.Errorf("renew-when-left %v of lease %v is %v, less than the heartbeat interval %v: a client heartbeating on schedule could see its lease end; raise it to at least %.2f",
+			s.RenewWhenLeft, s.Lease, s.RenewWithin(), s.Heartbeat, math.Ceil(100*s.Heartbeat.Seconds()/s.Lease.Seconds())/100)
 	case s.EmptyRoomGrace < 0:
 		return fmt.Errorf("empty-room grace %v must not be negative", s.EmptyRoomGrace)
 	case s.TypingExpiry < time.Second || s.TypingExpiry > time.Minute:

@@ -23,7 +23,7 @@ type TypingPlan struct {
 // current generation and a live lease may signal, so a stale tab cannot make
 // a user look busy. Returns EStaleGeneration otherwise.
 func (s Settings) PlanTyping(now time.Time, stored *Session, entry *Participant, ref SessionRef, typing bool) (TypingPlan, error) {
-	if _, err := s.Renew(now, stored, ref); err != nil {
+	if _, _, err := s.Renew(now, stored, ref); err != nil {
 		return TypingPlan{}, err
 	}
 	if !typing {

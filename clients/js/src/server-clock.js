@@ -8,6 +8,8 @@ export class ServerClock {
     this._now = now;
     /** @type {{offset: number, rtt: number, at: number} | null} */
     this._best = null;
+    /** @type {number | undefined} the latest server time sampled */
+    this._latest = undefined;
   }
 
   /**
@@ -16,9 +18,17 @@ export class ServerClock {
    * somewhere in between; the midpoint is the best guess, and the sample from
    * the fastest recent round trip is the least uncertain, so it wins. A
    * sample older than a minute is replaced anyway (clocks drift).
+   *
+   * A heartbeat that finds most of its lease left does not renew it and
+   * answers the lease end of an earlier renewal, which tells what the
+   * server's clock read then, not now. Such a time is never later than the
+   * latest already sampled, so samples that do not move the server's time
+   * forward are ignored.
    */
   sample(serverTimeMs, sent, received) {
     if (!Number.isFinite(serverTimeMs) || !Number.isFinite(sent) || !Number.isFinite(received)) return;
+    if (this._latest !== undefined && serverTimeMs <= this._latest) return;
+    this._latest = serverTimeMs;
     const rtt = Math.max(0, received - sent);
     const offset = serverTimeMs - (sent + rtt / 2);
     const at = this._now();
