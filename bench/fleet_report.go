@@ -145,9 +145,15 @@ func otherOutcomes(s BurstSummary) string {
 func FleetPlot(r *FleetReport) string {
 	var series []Series
 	for _, rooms := range []string{"one", "separate"} {
-		for _, crowd := range r.Crowds {
-			for _, op := range []string{"join", "leave"} {
-				s := Series{Name: fmt.Sprintf("%d, %s room%s, %s", crowd, rooms, map[bool]string{true: "", false: "s"}[rooms == "one"], op), Dashed: rooms == "separate"}
+		for i, crowd := range r.Crowds {
+			for j, op := range []string{"join", "leave"} {
+				label := "1 room"
+				if rooms == "separate" {
+					label = fmt.Sprintf("%d rooms", crowd)
+				}
+				// A case and its floor share a colour; the floor is dashed.
+				s := Series{Name: fmt.Sprintf("%d, %s, %s", crowd, label, op), Dashed: rooms == "separate",
+					Color: palette[(2*i+j)%len(palette)]}
 				for _, n := range r.Processes {
 					if c := findCase(r.Cases, n, crowd, rooms); c != nil && c.burst(op).Attempts > 0 {
 						s.X = append(s.X, float64(n))
