@@ -137,9 +137,19 @@ func runFleetSize(ctx context.Context, o Options, fc FleetConfig, client *firest
 		}
 		args := []string{"-sweep=" + fmt.Sprint(i == 0)}
 		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("roomlease-bench-fleet-%d-%d.log", n, i))
-		s, err := StartServerOnPort(ctx, o.ServerBin, port, env, logPath, args...)
+		// A port inside the kernel's ephemeral range can be held for a
+		// while by some outgoing connection (the crowd opens hundreds); a
+		// few patient retries ride that out, and the error names the port.
+		var s *Server
+		var err error
+		for attempt := 0; attempt < 3; attempt++ {
+			if s, err = StartServerOnPort(ctx, o.ServerBin, port, env, logPath, args...); err == nil {
+				break
+			}
+			sleepCtx(ctx, 2*time.Second)
+		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("port %d: %w", port, err)
 		}
 		servers = append(servers, s)
 	}
