@@ -25,6 +25,9 @@ type crowdMember struct {
 // fleetSession is the one session each crowd member holds: a single tab.
 const fleetSession = "tab-1"
 
+// repairBudget bounds one repair step.
+const repairBudget = 2 * time.Minute
+
 // burst sends one request per member at the same moment: every goroutine
 // is started and prepared first, then one closed channel releases them all.
 // Member i goes to process i mod len(apis) (round robin). Each request is
@@ -72,8 +75,11 @@ func sendLeave(ctx context.Context, api *API, m *crowdMember) Result {
 // left, so that the room can empty), through one process, a few at a time
 // and with a few attempts each. It is not measured: it only keeps one
 // case's failures from deciding the next step's crowd. It returns how many
-// members needed it and how many it could not fix.
+// members needed it and how many it could not fix; it gives up after
+// repairBudget, so a hopeless fleet cannot stretch a run without bound.
 func repair(ctx context.Context, api *API, members []*crowdMember, needs func(*crowdMember) bool, send func(context.Context, *API, *crowdMember) Result) (needed, failed int) {
+	ctx, cancel := context.WithTimeout(ctx, repairBudget)
+	defer cancel()
 	var todo []*crowdMember
 	for _, m := range members {
 		if needs(m) {
