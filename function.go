@@ -21,6 +21,13 @@ import (
 )
 
 func init() {
+	// Refuse to start at all, rather than on the first request, when a
+	// deployed instance carries an emulator variable (see the config
+	// package): the deployment then fails its start-up check, loudly.
+	if err := config.CheckEmulatorGuard(os.Getenv); err != nil {
+		log.Error("roomlease refuses to start", "error", err.Error())
+		os.Exit(1)
+	}
 	functions.HTTP("Presence", Presence)
 	functions.HTTP("Sweep", Sweep)
 }

@@ -5,6 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,35 +63,84 @@ func TestTinyLoadRun(t *testing.T) {
 
 // Per-operation costs are exact counts, and the ones the design promises
 // hold: a heartbeat is one read and one write and touches neither the room
-// document nor a roster entry; a stale leave writes nothing.
+// document nor a roster entry; a stale leave writes nothing. The rendered
+// table carries every measured operation with its counts.
 func TestMeasureOps(t *testing.T) {
 	client, _ := emulatortest.Firestore(t)
 	counts, err := bench.MeasureOps(context.Background(), client, "ops")
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]bench.OpCount{}
-	for _, c := range counts {
-		by[c.Op] = c
-	}
 	for _, name := range []string{"heartbeat #1", "heartbeat #2", "heartbeat #3"} {
-		c := by[name]
+		c := opCount(t, counts, name)
 		if c.Reads != 1 || c.Writes != 1 || c.RoomWritten || c.RosterWritten {
 			t.Errorf("%s: %+v", name, c)
 		}
 	}
-	if c := by["leave: stale generation (no effect)"]; c.Writes != 0 || c.RoomWritten || c.RosterWritten {
+	if c := opCount(t, counts, "leave: stale generation (no effect)"); c.Writes != 0 || c.RoomWritten || c.RosterWritten {
 		t.Errorf("stale leave: %+v", c)
 	}
-	if c := by["join: reconnect of a known session (new generation)"]; c.RoomWritten || c.RosterWritten {
+	if c := opCount(t, counts, "join: reconnect of a known session (new generation)"); c.RoomWritten || c.RosterWritten {
 		t.Errorf("reconnect: %+v", c)
 	}
-	if c := by["sweep pass: idle"]; c.Writes != 0 {
+	if c := opCount(t, counts, "sweep pass: idle"); c.Writes != 0 {
 		t.Errorf("idle pass: %+v", c)
 	}
-	if md := bench.OpsMarkdown(counts); len(md) == 0 {
-		t.Error("no markdown")
+	// runSettings prices a participant-hour with heartbeat #2 and these two.
+	for _, name := range []string{"join: another user", "leave: a user's last tab"} {
+		if c := opCount(t, counts, name); c.Reads == 0 || c.Writes == 0 {
+			t.Errorf("%s: %+v; a join or leave that reads or writes nothing was not measured", name, c)
+		}
 	}
+
+	md := bench.OpsMarkdown(counts)
+	rows := markdownRows(md)
+	if len(rows) != len(counts) {
+		t.Fatalf("the table has %d rows for %d operations:\n%s", len(rows), len(counts), md)
+	}
+	yn := map[bool]string{true: "yes", false: "no"}
+	for i, c := range counts {
+		want := []string{c.Op, strconv.FormatInt(c.Reads, 10), strconv.FormatInt(c.Writes, 10), yn[c.RoomWritten], yn[c.RosterWritten]}
+		if !slices.Equal(rows[i], want) {
+			t.Errorf("row %d: %q, want %q", i, rows[i], want)
+		}
+	}
+}
+
+// opCount returns the measurement labelled name, and fails the test if there
+// is none (or more than one): a renamed label must not read as zero reads
+// and zero writes, which several checks above would accept.
+func opCount(t *testing.T, counts []bench.OpCount, name string) bench.OpCount {
+	t.Helper()
+	var found []bench.OpCount
+	for _, c := range counts {
+		if c.Op == name {
+			found = append(found, c)
+		}
+	}
+	if len(found) != 1 {
+		labels := make([]string, len(counts))
+		for i, c := range counts {
+			labels[i] = c.Op
+		}
+		t.Fatalf("%d operations labelled %q; the labels are %q", len(found), name, labels)
+	}
+	return found[0]
+}
+
+// markdownRows returns the cells of a Markdown table's body rows (after the
+// header and the |---| line).
+func markdownRows(md string) [][]string {
+	var rows [][]string
+	lines := strings.Split(strings.TrimSpace(md), "\n")
+	for _, line := range lines[min(2, len(lines)):] {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		rows = append(rows, cells)
+	}
+	return rows
 }
 
 // An idle sweeper's reads do not grow with the number of rooms.

@@ -1,11 +1,3 @@
-// Package bench is roomlease's benchmark: a load generator that drives the
-// real local stack over HTTP and watches it through Firestore listeners, the
-// store-level measurements (operation counts, sweeper cost, the naive
-// baseline), and the report (JSON, Markdown, SVG plots).
-//
-// Nothing here asserts on time: the numbers are reported, not judged, except
-// for counts that cannot depend on timing (false removals, per-operation
-// reads and writes), which the tests check.
 package bench
 
 import (

@@ -110,7 +110,7 @@ func IdleSweepCost(ctx context.Context, client *firestore.Client, n, passes int)
 	res.WritesPerPass = float64(d.Writes) / float64(passes)
 	res.PassLatency = lat.Summary()
 	b := store.Ops()
-	if _, err := store.NextDeadline(ctx); err != nil {
+	if _, err := store.NextDeadline(ctx, false); err != nil {
 		return res, err
 	}
 	res.NextDeadlineReads = store.Ops().Sub(b).Reads

@@ -98,7 +98,10 @@ start_firestore_emulator() {
 }
 
 # write_firebase_config writes a copy of firebase.json carrying the chosen
-# ports, so that firebase-tools listens where we said.
+# ports, so that firebase-tools listens where we said. Its hub and logging
+# ports are taken from just above the Auth port: left at their defaults
+# (4400, 4500), a second emulator suite (scripts/test beside scripts/dev)
+# collides with the first and its Auth emulator dies after starting.
 write_firebase_config() {
   node -e '
     const fs = require("fs"), path = require("path");
@@ -106,6 +109,8 @@ write_firebase_config() {
     const c = JSON.parse(fs.readFileSync(src, "utf8"));
     c.emulators.auth.port = Number(auth);
     c.emulators.firestore.port = Number(fsPort);
+    c.emulators.hub = { host: "127.0.0.1", port: Number(auth) + 1 };
+    c.emulators.logging = { host: "127.0.0.1", port: Number(auth) + 2 };
     c.firestore.rules = path.join(root, c.firestore.rules);
     c.firestore.indexes = path.join(root, c.firestore.indexes);
     fs.writeFileSync(dst, JSON.stringify(c, null, 2));
@@ -130,11 +135,14 @@ start_auth_emulator() {
 }
 
 # emulators_stop signals the process groups we started, waits a little, then
-# kills whatever is left of them. Safe to call twice.
+# kills whatever is left of them. Safe to call twice, and when some of them
+# have already died: a failed kill must not end the loop (callers run with
+# set -e, and an emulator that crashed would otherwise leave the ones
+# started after it running).
 emulators_stop() {
   local pid
   for pid in "${EMULATOR_PIDS[@]}"; do
-    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
   done
   for pid in "${EMULATOR_PIDS[@]}"; do
     for _ in $(seq 1 40); do

@@ -6,13 +6,15 @@ locals {
     "artifactregistry.googleapis.com", # Cloud Build stores the function images here
     "cloudbuild.googleapis.com",       # builds the Go source with the buildpack
     "cloudfunctions.googleapis.com",
-    "cloudscheduler.googleapis.com", # triggers Sweep once a minute
-    "firebaserules.googleapis.com",  # Firestore security rules
+    "cloudresourcemanager.googleapis.com", # project IAM; needed by user_project_override (versions.tf)
+    "cloudscheduler.googleapis.com",       # triggers Sweep once a minute
+    "firebaserules.googleapis.com",        # Firestore security rules
     "firestore.googleapis.com",
-    "iam.googleapis.com", # the service accounts below
+    "iam.googleapis.com", # the service accounts
     "logging.googleapis.com",
     "monitoring.googleapis.com",
-    "run.googleapis.com", # 2nd gen functions are Cloud Run services
+    "run.googleapis.com",          # 2nd gen functions are Cloud Run services
+    "serviceusage.googleapis.com", # enabling APIs with a quota project (versions.tf)
     "storage.googleapis.com",
   ]
 }

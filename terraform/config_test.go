@@ -3,17 +3,23 @@ package terraform
 import (
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
+	fnconfig "github.com/roomlease/roomlease/functions/config"
 	"github.com/roomlease/roomlease/functions/firestoredb"
 )
 
@@ -201,11 +207,112 @@ func TestTerraform_SweepInvokedOnlyByScheduler(t *testing.T) {
 	}
 }
 
+// The database Terraform sets up is the one the functions are told to use,
+// and the one every Firestore resource configures.
+func TestTerraform_Database(t *testing.T) {
+	cfg := mustLoadConfig(t)
+
+	t.Run("FunctionsToldWhichDatabase", func(t *testing.T) {
+		env := cfg.mustObjectLocal(t, "common_env")
+		v, ok := env[fnconfig.EnvDatabase]
+		if !ok {
+			t.Fatalf("local.common_env does not set %s", fnconfig.EnvDatabase)
+		}
+		if !exprReferences(v, "local.database_id") {
+			t.Errorf("local.common_env.%s (%s) does not refer to local.database_id", fnconfig.EnvDatabase, v.Range())
+		}
+	})
+
+	t.Run("DatabaseFromVariableOrCreated", func(t *testing.T) {
+		id, ok := cfg.locals["database_id"]
+		if !ok {
+			t.Fatal("local.database_id not found")
+		}
+		for _, ref := range []string{"var.database_id", "var.create_database", "google_firestore_database.this[].name"} {
+			if !exprReferences(id.Expr, ref) {
+				t.Errorf("local.database_id (%s) does not refer to %s", id.SrcRange, ref)
+			}
+		}
+		assertReferences(t, cfg.mustResource(t, "google_firestore_database", "this"), "name", "var.database_id")
+	})
+
+	t.Run("EveryFirestoreResourceUsesIt", func(t *testing.T) {
+		for _, r := range cfg.resources {
+			if r.typ == "google_firestore_field" || r.typ == "google_firestore_index" {
+				assertReferences(t, r, "database", "local.database_id")
+			}
+		}
+	})
+}
+
+// Every environment variable Terraform gives the functions must be one they
+// read (a constant of functions/config), and none may be a deprecated name.
+func TestTerraform_EnvironmentKnownToFunctions(t *testing.T) {
+	cfg := mustLoadConfig(t)
+	known := mustEnvNames(t, filepath.Join("..", "functions", "config"))
+	deprecated := []string{"ROOMLEASE_SWEEP_INTERVAL"} // now ROOMLEASE_SWEEP_MAX_PAUSE
+
+	set := map[string]bool{}
+	for name := range cfg.mustObjectLocal(t, "common_env") {
+		set[name] = true
+	}
+	// sweep_env = merge(local.common_env, { ... })
+	call, ok := cfg.locals["sweep_env"].Expr.(*hclsyntax.FunctionCallExpr)
+	if !ok || call.Name != "merge" {
+		t.Fatalf("local.sweep_env must be merge(local.common_env, {...})")
+	}
+	for _, arg := range call.Args {
+		if obj, ok := arg.(*hclsyntax.ObjectConsExpr); ok {
+			for name := range mustObjectItems(t, obj, "local.sweep_env") {
+				set[name] = true
+			}
+		}
+	}
+	for name := range set {
+		if !known[name] {
+			t.Errorf("Terraform sets %s, which functions/config does not read", name)
+		}
+		if slices.Contains(deprecated, name) {
+			t.Errorf("Terraform sets the deprecated %s", name)
+		}
+	}
+}
+
+// With user credentials the Firebase Rules API refuses calls that name no
+// quota project; terraform test cannot see provider settings, so this does.
+func TestTerraform_ProviderNamesQuotaProject(t *testing.T) {
+	cfg := mustLoadConfig(t)
+	p, ok := cfg.providers["google"]
+	if !ok {
+		t.Fatal("no provider \"google\" block")
+	}
+	r := &resource{typ: "provider", name: "google", block: p}
+	var override bool
+	mustLiteral(t, r, "user_project_override", &override)
+	if !override {
+		t.Error("provider google: user_project_override must be true")
+	}
+	assertReferences(t, r, "billing_project", "var.project_id")
+}
+
+// Every project-level grant goes through APIs that a fresh project may not
+// have enabled yet, so each must wait for google_project_service.enabled.
+func TestTerraform_ProjectIAMAfterAPIs(t *testing.T) {
+	cfg := mustLoadConfig(t)
+	for _, r := range cfg.resources {
+		if r.typ != "google_project_iam_member" {
+			continue
+		}
+		assertReferences(t, r, "depends_on", "google_project_service.enabled")
+	}
+}
+
 // --- Loading the configuration ---------------------------------------------
 
 type config struct {
 	locals    map[string]*hclsyntax.Attribute
 	resources []*resource
+	providers map[string]*hclsyntax.Block
 }
 
 type resource struct {
@@ -234,7 +341,7 @@ func mustLoadConfig(tb testing.TB) *config {
 		tb.Fatalf("no .tf files found (err %v)", err)
 	}
 	parser := hclparse.NewParser()
-	cfg := &config{locals: map[string]*hclsyntax.Attribute{}}
+	cfg := &config{locals: map[string]*hclsyntax.Attribute{}, providers: map[string]*hclsyntax.Block{}}
 	for _, p := range paths {
 		f, diags := parser.ParseHCLFile(p)
 		if diags.HasErrors() {
@@ -251,10 +358,67 @@ func mustLoadConfig(tb testing.TB) *config {
 				}
 			case "resource":
 				cfg.resources = append(cfg.resources, &resource{typ: b.Labels[0], name: b.Labels[1], block: b})
+			case "provider":
+				cfg.providers[b.Labels[0]] = b
 			}
 		}
 	}
 	return cfg
+}
+
+// mustObjectLocal returns the items of a local written as an object
+// constructor ({ KEY = expr, ... }), by key.
+func (c *config) mustObjectLocal(tb testing.TB, name string) map[string]hclsyntax.Expression {
+	tb.Helper()
+	attr, ok := c.locals[name]
+	if !ok {
+		tb.Fatalf("local.%s not found", name)
+	}
+	obj, ok := attr.Expr.(*hclsyntax.ObjectConsExpr)
+	if !ok {
+		tb.Fatalf("local.%s (%s) must be an object constructor { ... }", name, attr.SrcRange)
+	}
+	return mustObjectItems(tb, obj, "local."+name)
+}
+
+func mustObjectItems(tb testing.TB, obj *hclsyntax.ObjectConsExpr, what string) map[string]hclsyntax.Expression {
+	tb.Helper()
+	items := map[string]hclsyntax.Expression{}
+	for _, item := range obj.Items {
+		k, diags := item.KeyExpr.Value(nil)
+		if diags.HasErrors() || !k.Type().Equals(cty.String) {
+			tb.Fatalf("%s: key at %s must be a literal name", what, item.KeyExpr.Range())
+		}
+		items[k.AsString()] = item.ValueExpr
+	}
+	return items
+}
+
+// mustEnvNames returns the string constants starting with ROOMLEASE_ that
+// the Go files of dir declare: the environment variables the functions read.
+func mustEnvNames(tb testing.TB, dir string) map[string]bool {
+	tb.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi os.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, pkg := range pkgs {
+		ast.Inspect(pkg, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil && strings.HasPrefix(s, "ROOMLEASE_") {
+					names[s] = true
+				}
+			}
+			return true
+		})
+	}
+	if len(names) == 0 {
+		tb.Fatalf("no ROOMLEASE_ names found in %s", dir)
+	}
+	return names
 }
 
 func (c *config) mustResource(tb testing.TB, typ, name string) *resource {
@@ -312,12 +476,18 @@ func assertReferences(tb testing.TB, r *resource, attrName, ref string) {
 		tb.Errorf("%s has no attribute %s", r.address(), attrName)
 		return
 	}
-	for _, tr := range attr.Expr.Variables() {
+	if !exprReferences(attr.Expr, ref) {
+		tb.Errorf("%s.%s (%s) does not refer to %s", r.address(), attrName, attr.SrcRange, ref)
+	}
+}
+
+func exprReferences(expr hclsyntax.Expression, ref string) bool {
+	for _, tr := range expr.Variables() {
 		if traversalString(tr) == ref {
-			return
+			return true
 		}
 	}
-	tb.Errorf("%s.%s (%s) does not refer to %s", r.address(), attrName, attr.SrcRange, ref)
+	return false
 }
 
 func referencesPrefix(expr hclsyntax.Expression, prefix string) bool {

@@ -1,4 +1,5 @@
-# Firestore: the database (optionally), TTL policies, indexes and rules.
+# Firestore: the database (unless an existing one is used), TTL policies,
+# indexes and rules.
 #
 # Names here are the contract with functions/firestoredb/schema.go and
 # firestore/firestore.indexes.json (used by the emulator). config_test.go in
@@ -10,7 +11,7 @@ locals {
   # document's subcollections, so every level that can be orphaned needs its
   # own policy. Adding a collection group is one line here, one in
   # firestoredb.TTLCollectionGroups and one in the indexes JSON.
-  ttl_collection_groups = ["rooms", "participants", "sessions", "typing", "receipts", "roomClosings"]
+  ttl_collection_groups = ["rooms", "participants", "sessions", "typing", "receipts", "roomClosings", "rosterRevisions"]
 
   # firestoredb.FieldExpireAt.
   ttl_field = "expireAt"
@@ -37,12 +38,14 @@ locals {
       ]
     },
     {
-      # The sweeper's repair query: rooms marked active with an empty roster.
+      # The same for a sweeper in observe or off mode: only rooms it has
+      # not reported yet.
       collection  = "rooms"
       query_scope = "COLLECTION"
       fields = [
         { field_path = "state", order = "ASCENDING" },
-        { field_path = "participantCount", order = "ASCENDING" },
+        { field_path = "teardownReported", order = "ASCENDING" },
+        { field_path = "cleanupAfter", order = "ASCENDING" },
       ]
     },
   ]
@@ -66,6 +69,15 @@ locals {
       # Expired typing signals.
       collection = "typing"
       field      = "expiresAt"
+      indexes = [
+        { order = "ASCENDING", query_scope = "COLLECTION" },
+        { order = "ASCENDING", query_scope = "COLLECTION_GROUP" },
+      ]
+    },
+    {
+      # Rooms whose roster may have emptied unnoticed (the sweeper's repair).
+      collection = "rosterRevisions"
+      field      = "mayBeEmptyAt"
       indexes = [
         { order = "ASCENDING", query_scope = "COLLECTION" },
         { order = "ASCENDING", query_scope = "COLLECTION_GROUP" },
@@ -172,8 +184,8 @@ resource "google_firebaserules_ruleset" "firestore" {
   }
 
   # A ruleset is immutable: a change to the rules creates a new one. Creating
-  # it first lets the release switch over before the old ruleset is deleted,
-  # so there is no moment without rules.
+  # it first means the old ruleset is deleted only after the release has
+  # been recreated on the new one, never while it is still released.
   lifecycle {
     create_before_destroy = true
   }
@@ -181,6 +193,16 @@ resource "google_firebaserules_ruleset" "firestore" {
   depends_on = [google_project_service.enabled]
 }
 
+# A rules change is NOT seamless. In provider 7.45.0 every argument of this
+# resource forces replacement (its update changes nothing remote), so a new
+# ruleset means: delete the release, then create it again, pointing at the
+# new ruleset. For the second or two in between, the database has no
+# released rules and clients' reads and listeners are refused. The obvious
+# ways out do not work: create_before_destroy fails because the release's
+# name is fixed ("cloud.firestore/<database>") and the new one would collide
+# with the old; deletion_policy = "ABANDON" fails the same way, because the
+# provider's create refuses to adopt an existing release. The runbook
+# ("Changing the security rules") says when and how to apply rules changes.
 resource "google_firebaserules_release" "firestore" {
   project      = var.project_id
   name         = local.rules_release_name

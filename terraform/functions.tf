@@ -87,41 +87,160 @@ resource "google_service_account" "build" {
   depends_on = [google_project_service.enabled]
 }
 
+# --- Firestore access -----------------------------------------------------
+#
 # roles/datastore.user is the narrowest predefined role that can run
-# Firestore transactions (read, write, delete documents). Firestore IAM is
-# granted on the project. Presence needs nothing else: it verifies Firebase ID
-# tokens against Google's public signing keys, which needs no IAM permission
-# (only checking for revoked tokens would need roles/firebaseauth.viewer).
+# Firestore transactions (read, write, delete documents). It is granted on
+# the project, because Firestore takes grants nowhere else, with an IAM
+# condition that limits it to roomlease's database: neither function can
+# read or write any other database in the project.
+#
+# What the condition cannot do: Firestore checks IAM per database, not per
+# collection or document, so inside roomlease's database both accounts can
+# write every document, the operator's roomlease/config (the kill switch) and
+# roomPolicies included. The code never does (Presence only reads
+# roomPolicies; the sweeper only reads roomlease/config and writes
+# roomlease/sweepStatus), and Firestore security rules do not apply to IAM
+# callers. Only a separate database for the operator's documents, which the
+# functions would be granted read-only, would enforce it; see "Least
+# privilege" in docs/operations.md.
+#
+# A custom role with only the datastore.entities.* and
+# datastore.databases.get permissions would drop the read-only metadata
+# permissions datastore.user also carries, but not the write access that
+# matters here, and custom role IDs stay reserved for weeks after a destroy,
+# which breaks destroy-and-redeploy; so the predefined role it is.
+#
+# Presence verifies Firebase ID tokens against Google's public signing keys,
+# which needs no IAM permission (only checking for revoked tokens would need
+# roles/firebaseauth.viewer).
+
+locals {
+  firestore_database_resource = "projects/${var.project_id}/databases/${local.database_id}"
+
+  firestore_condition = {
+    title       = "roomlease database only"
+    description = "Firestore access limited to the database roomlease uses."
+    expression  = "resource.name == \"${local.firestore_database_resource}\""
+  }
+}
+
 resource "google_project_iam_member" "presence_firestore" {
   project = var.project_id
   role    = "roles/datastore.user"
   member  = google_service_account.presence.member
+
+  condition {
+    title       = local.firestore_condition.title
+    description = local.firestore_condition.description
+    expression  = local.firestore_condition.expression
+  }
+
+  # A changed condition replaces the grant. A conditional binding is a
+  # binding of its own, so the new one can be added before the old one is
+  # removed, and the function never runs without access.
+  lifecycle {
+    create_before_destroy = true
+  }
+
+  # Granting a role goes through the Resource Manager API; the service
+  # account's own dependency on the APIs orders only the account.
+  depends_on = [google_project_service.enabled]
 }
 
 # The sweeper reads and writes the same documents as Presence, plus its
-# status document roomlease/sweepStatus and the runtime switch
-# roomlease/config; all of that is covered by roles/datastore.user.
+# status document roomlease/sweepStatus, and reads roomlease/config.
 resource "google_project_iam_member" "sweep_firestore" {
   project = var.project_id
   role    = "roles/datastore.user"
   member  = google_service_account.sweep.member
+
+  condition {
+    title       = local.firestore_condition.title
+    description = local.firestore_condition.description
+    expression  = local.firestore_condition.expression
+  }
+
+  lifecycle {
+    create_before_destroy = true
+  }
+
+  depends_on = [google_project_service.enabled]
 }
 
+# --- Builds -----------------------------------------------------------------
+#
 # A dedicated build account instead of the project's default: in projects
 # created since 2024 the default build identity is the Compute Engine default
 # account, which organisations commonly strip of all roles (so builds fail)
-# or leave as Editor (far too much). These three roles are what a function
-# build uses: write build logs, push the image, read the uploaded source.
-resource "google_project_iam_member" "build" {
-  for_each = toset([
-    "roles/logging.logWriter",
-    "roles/artifactregistry.writer",
-    "roles/storage.objectViewer",
-  ])
+# or leave as Editor (far too much). A build writes its logs, reads the
+# source and pushes the image; Google's guide for a build service account
+# grants roles/logging.logWriter, roles/artifactregistry.writer and
+# roles/storage.objectAdmin for that. Here each is narrowed as far as the
+# resource allows.
 
+# The functions' images, in a repository of roomlease's own rather than the
+# gcf-artifacts repository Cloud Functions would create on first deploy, so
+# that the build account's write access covers this repository only.
+resource "google_artifact_registry_repository" "functions" {
+  project       = var.project_id
+  location      = var.region
+  repository_id = "roomlease-functions"
+  format        = "DOCKER"
+  description   = "Images of the roomlease functions, built by Cloud Build."
+  labels        = { app = "roomlease" }
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_artifact_registry_repository_iam_member" "build_push" {
+  project    = google_artifact_registry_repository.functions.project
+  location   = google_artifact_registry_repository.functions.location
+  repository = google_artifact_registry_repository.functions.name
+  role       = "roles/artifactregistry.writer"
+  member     = google_service_account.build.member
+}
+
+# Build logs cannot be scoped below the project.
+resource "google_project_iam_member" "build_logs" {
   project = var.project_id
-  role    = each.key
+  role    = "roles/logging.logWriter"
   member  = google_service_account.build.member
+
+  depends_on = [google_project_service.enabled]
+}
+
+# This grant used to be build["roles/logging.logWriter"]. Without the move,
+# an existing deployment would create it anew and then destroy the old one,
+# and destroying an IAM member removes the very binding both describe.
+moved {
+  from = google_project_iam_member.build["roles/logging.logWriter"]
+  to   = google_project_iam_member.build_logs
+}
+
+# The source. Cloud Functions copies the uploaded archive into a bucket of
+# its own, gcf-v2-sources-PROJECT_NUMBER-REGION, and the build reads it from
+# there (a build account without access to that bucket fails with "Access
+# to bucket gcf-v2-sources-… denied"). That bucket is created by Cloud
+# Functions, so it cannot be granted on directly; the grant is on the
+# project, conditioned to Cloud Functions' source buckets and roomlease's
+# own source bucket.
+resource "google_project_iam_member" "build_sources" {
+  project = var.project_id
+  role    = "roles/storage.objectAdmin"
+  member  = google_service_account.build.member
+
+  condition {
+    title       = "roomlease build sources only"
+    description = "Objects in roomlease's source bucket and Cloud Functions' source buckets."
+    expression = join(" || ", [
+      "resource.name == \"projects/_/buckets/${google_storage_bucket.source.name}\"",
+      "resource.name.startsWith(\"projects/_/buckets/${google_storage_bucket.source.name}/\")",
+      "resource.name.startsWith(\"projects/_/buckets/gcf-v2-sources-\")",
+    ])
+  }
+
+  depends_on = [google_project_service.enabled]
 }
 
 # --- Functions ------------------------------------------------------------
@@ -134,9 +253,10 @@ resource "google_cloudfunctions2_function" "presence" {
   labels      = { app = "roomlease" }
 
   build_config {
-    runtime         = var.go_runtime
-    entry_point     = "Presence"
-    service_account = google_service_account.build.id
+    runtime           = var.go_runtime
+    entry_point       = "Presence"
+    service_account   = google_service_account.build.id
+    docker_repository = google_artifact_registry_repository.functions.id
 
     source {
       storage_source {
@@ -193,10 +313,23 @@ resource "google_cloudfunctions2_function" "presence" {
     }
   }
 
+  # The build needs its grants, and the sweeper's queries need their
+  # indexes. Creating an index waits until it is built, which takes minutes
+  # on a fresh database; ordering the functions after the Firestore
+  # resources also gives the build account's new grants that time to
+  # propagate (IAM changes take up to a few minutes), in place of a timed
+  # wait, which would need the time provider. If a first build still fails
+  # with a permission error on gcf-v2-sources-… or the repository, running
+  # the apply again succeeds (docs/operations.md).
   depends_on = [
     google_project_service.enabled,
-    google_project_iam_member.build,
     google_project_iam_member.presence_firestore,
+    google_project_iam_member.build_logs,
+    google_project_iam_member.build_sources,
+    google_artifact_registry_repository_iam_member.build_push,
+    google_firestore_index.composite,
+    google_firestore_field.ttl,
+    google_firestore_field.index_override,
   ]
 }
 
@@ -208,9 +341,10 @@ resource "google_cloudfunctions2_function" "sweep" {
   labels      = { app = "roomlease" }
 
   build_config {
-    runtime         = var.go_runtime
-    entry_point     = "Sweep"
-    service_account = google_service_account.build.id
+    runtime           = var.go_runtime
+    entry_point       = "Sweep"
+    service_account   = google_service_account.build.id
+    docker_repository = google_artifact_registry_repository.functions.id
 
     source {
       storage_source {
@@ -255,10 +389,16 @@ resource "google_cloudfunctions2_function" "sweep" {
     }
   }
 
+  # As for Presence.
   depends_on = [
     google_project_service.enabled,
-    google_project_iam_member.build,
     google_project_iam_member.sweep_firestore,
+    google_project_iam_member.build_logs,
+    google_project_iam_member.build_sources,
+    google_artifact_registry_repository_iam_member.build_push,
+    google_firestore_index.composite,
+    google_firestore_field.ttl,
+    google_firestore_field.index_override,
   ]
 }
 

@@ -26,7 +26,7 @@ locals {
       field        = "cleanupLagMaxSeconds"
       unit         = "s"
       display_name = "roomlease sweep: cleanup lag (max per run)"
-      description  = "Per sweep run, the longest time between a deleted room's grace ending and its deletion."
+      description  = "Per sweep run, the longest time between a deleted room's last departure and its deletion (the empty-room grace included)."
     }
     oldest_eligible_room_age = {
       field        = "oldestEligibleRoomAgeSeconds"
@@ -40,11 +40,23 @@ locals {
       display_name = "roomlease sweep: generation conflicts per run"
       description  = "Per sweep run, teardown or expiry steps that found a newer generation and did nothing."
     }
-    lease_check_failures = {
-      field        = "leaseCheckFailures"
+    failed_steps = {
+      field        = "failedSteps"
       unit         = "1"
-      display_name = "roomlease sweep: lease-check failures per run"
-      description  = "Per sweep run, rooms kept because their live leases could not be read."
+      display_name = "roomlease sweep: failed steps per run"
+      description  = "Per sweep run, steps of a pass that failed to read or write (a failed step ends its pass; nothing is deleted without proof)."
+    }
+    rooms_purged = {
+      field        = "roomsPurged"
+      unit         = "1"
+      display_name = "roomlease sweep: rooms purged per run"
+      description  = "Per sweep run, teardowns whose documents under the room were all deleted."
+    }
+    skipped_documents = {
+      field        = "skippedDocuments"
+      unit         = "1"
+      display_name = "roomlease sweep: skipped documents per run"
+      description  = "Per sweep run, listed documents that are not presence data (another app's data in a shared collection group, a hand edit); each is logged with its path."
     }
   }
 
@@ -120,6 +132,11 @@ resource "google_logging_metric" "sweep_runs" {
 locals {
   # Each alert names the runbook section that says what to do.
   runbook = "docs/operations.md in the roomlease repository"
+
+  # The sweeper measures cleanup lag from a room's last departure, so every
+  # deleted room's lag includes the whole grace; the target is what may come
+  # on top of it. Alerting on the target alone would fire on every teardown.
+  cleanup_lag_limit_seconds = local.duration_seconds.empty_room_grace + var.cleanup_lag_target_seconds
 }
 
 # In observe and off modes nothing is deleted, so lag and eligible-room age
@@ -132,11 +149,11 @@ resource "google_monitoring_alert_policy" "cleanup_lag" {
   notification_channels = var.notification_channels
 
   conditions {
-    display_name = "p95 of per-run max cleanup lag > ${var.cleanup_lag_target_seconds}s for 15 min"
+    display_name = "p95 of per-run max cleanup lag > ${local.cleanup_lag_limit_seconds}s (grace + target) for 15 min"
     condition_threshold {
       filter          = "metric.type=\"${local.metric_type_prefix}${google_logging_metric.sweep["cleanup_lag"].name}\" AND resource.type=\"cloud_run_revision\" AND metric.label.mode=\"enforce\""
       comparison      = "COMPARISON_GT"
-      threshold_value = var.cleanup_lag_target_seconds
+      threshold_value = local.cleanup_lag_limit_seconds
       duration        = "900s"
 
       aggregations {
@@ -187,28 +204,28 @@ resource "google_monitoring_alert_policy" "oldest_eligible_room" {
   documentation {
     subject   = "roomlease: a room eligible for teardown is not being deleted"
     mime_type = "text/markdown"
-    content   = "A room has been eligible for teardown for more than ${var.oldest_eligible_room_age_limit_seconds}s in enforce mode. See \"Rising cleanup lag\" and \"Failing lease reads\" in ${local.runbook}."
+    content   = "A room has been eligible for teardown for more than ${var.oldest_eligible_room_age_limit_seconds}s in enforce mode. See \"Rising cleanup lag\" and \"Failing sweep steps\" in ${local.runbook}."
   }
 }
 
-resource "google_monitoring_alert_policy" "lease_check_failures" {
+resource "google_monitoring_alert_policy" "failed_steps" {
   project               = var.project_id
-  display_name          = "roomlease: sweeper cannot read leases"
+  display_name          = "roomlease: sweep steps failing"
   combiner              = "OR"
   severity              = "ERROR"
   notification_channels = var.notification_channels
 
   conditions {
-    display_name = "lease-check failures in every 5-minute window for 10 min"
+    display_name = "failed sweep steps in every 5-minute window for 10 min"
     condition_threshold {
-      filter          = "metric.type=\"${local.metric_type_prefix}${google_logging_metric.sweep["lease_check_failures"].name}\" AND resource.type=\"cloud_run_revision\""
+      filter          = "metric.type=\"${local.metric_type_prefix}${google_logging_metric.sweep["failed_steps"].name}\" AND resource.type=\"cloud_run_revision\""
       comparison      = "COMPARISON_GT"
       threshold_value = 0
       duration        = "600s"
 
       # Failures are never negative, so the mean over a window is above zero
-      # exactly when some run in it failed a lease check. A single failing
-      # run is noise; failures in every window for ten minutes are not.
+      # exactly when some run in it had a failed step. A single failing run
+      # is noise; failures in every window for ten minutes are not.
       aggregations {
         alignment_period     = "300s"
         per_series_aligner   = "ALIGN_MEAN"
@@ -220,9 +237,9 @@ resource "google_monitoring_alert_policy" "lease_check_failures" {
   }
 
   documentation {
-    subject   = "roomlease: the sweeper keeps failing to read leases"
+    subject   = "roomlease: the sweeper keeps failing steps"
     mime_type = "text/markdown"
-    content   = "Sweep runs keep failing to read rooms' leases. Nothing is deleted while this lasts (teardown fails closed), so empty rooms accumulate. See \"Failing lease reads\" in ${local.runbook}."
+    content   = "Sweep runs keep failing to read or write Firestore (failedSteps). Nothing is deleted without proof while this lasts (teardown fails closed), so expired leases and empty rooms accumulate. See \"Failing sweep steps\" in ${local.runbook}."
   }
 }
 

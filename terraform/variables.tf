@@ -33,16 +33,24 @@ variable "region" {
 
 # --- Firestore ------------------------------------------------------------
 
+# By default roomlease gets a database of its own. Adding Firebase to a
+# project does not create a Firestore database, so a fresh project has none;
+# and a dedicated database keeps roomlease's collection groups, TTL policies,
+# indexes and rules apart from other apps' data, and lets IAM confine the
+# functions to it (functions.tf). To use an existing database instead, such
+# as "(default)", set create_database = false and database_id to its name
+# ("Choosing the database" in docs/operations.md).
+
 variable "create_database" {
-  description = "Create the Firestore database database_id. Leave false to use an existing one, such as the \"(default)\" database that creating a Firebase project sets up."
+  description = "Create the Firestore database database_id (the default). Set false to use an existing database of that name instead, such as \"(default)\"."
   type        = bool
-  default     = false
+  default     = true
 }
 
 variable "database_id" {
-  description = "Firestore database the functions use, and that the TTL policies, indexes and rules apply to."
+  description = "Firestore database the functions use (ROOMLEASE_DATABASE), and that the TTL policies, indexes, rules and the functions' IAM grants apply to."
   type        = string
-  default     = "(default)"
+  default     = "roomlease"
 
   validation {
     condition     = var.database_id == "(default)" || can(regex("^[a-z][a-z0-9-]{2,61}[a-z0-9]$", var.database_id))
@@ -51,7 +59,7 @@ variable "database_id" {
 }
 
 variable "firestore_location" {
-  description = "Location of the Firestore database; used only when create_database is true. A multi-region (nam5, eur3) or a region; it cannot be changed later."
+  description = "Location of the Firestore database; used only when create_database is true. A multi-region (nam5, eur3) or a region, close to region; it cannot be changed later."
   type        = string
   default     = "nam5"
 
@@ -280,7 +288,7 @@ variable "sweep_max_instances" {
 # --- Alerting -------------------------------------------------------------
 
 variable "cleanup_lag_target_seconds" {
-  description = "Cleanup-lag objective: how long after its grace ends an empty room may wait to be deleted. The cleanup-lag alert fires when the 95th percentile of the sweeper's per-run maximum exceeds it for 15 minutes."
+  description = "Cleanup-lag objective: how long after its grace ends an empty room may wait to be deleted. The sweeper's cleanup lag counts from the last departure, so the cleanup-lag alert fires when the 95th percentile of the per-run maximum exceeds empty_room_grace plus this, for 15 minutes."
   type        = number
   default     = 30
 

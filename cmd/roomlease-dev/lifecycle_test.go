@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -56,7 +55,7 @@ func waitGone(t *testing.T, c *firestore.Client, path string, limit time.Duratio
 // grace. The bounds are generous (machines are noisy); the measured delays
 // are printed, and the benchmarks measure their distributions.
 func TestDevServer_CrashedClientAndRoomAreSweptAway(t *testing.T) {
-	client := devFirestore(t)
+	fs := devFirestore(t)
 	emulatortest.AuthHost(t)
 	const lease, grace = 2 * time.Second, 2 * time.Second
 	base := StartDevServer(t, []string{
@@ -65,17 +64,15 @@ func TestDevServer_CrashedClientAndRoomAreSweptAway(t *testing.T) {
 	})
 	user := emulatortest.SignUp(t)
 	room := fmt.Sprintf("swept-%d", time.Now().UnixNano())
-	var join struct {
-		LeaseExpiresAt string `json:"leaseExpiresAt"`
-	}
-	post(t, base+"/v1/rooms/"+room+"/join", user.IDToken, `{"sessionId":"tab"}`, 200, &join)
-	leaseEnd, err := time.Parse(time.RFC3339, join.LeaseExpiresAt)
+	// One join and then nothing: a client that crashed right after joining.
+	join, err := NewClient(t, base, user).Join(context.Background(), room, "tab", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	leaseEnd := join.LeaseExpiresAt
 
-	gone := waitGone(t, client, "rooms/"+room+"/participants/"+user.UID, lease+15*time.Second)
-	torn := waitGone(t, client, "rooms/"+room, grace+15*time.Second)
+	gone := waitGone(t, fs, "rooms/"+room+"/participants/"+user.UID, lease+15*time.Second)
+	torn := waitGone(t, fs, "rooms/"+room, grace+15*time.Second)
 	t.Logf("participant removed %v after its lease ended; room torn down %v after the grace ended",
 		gone.Sub(leaseEnd).Round(time.Millisecond), torn.Sub(leaseEnd.Add(grace)).Round(time.Millisecond))
 	if gone.Before(leaseEnd) {
@@ -90,7 +87,7 @@ func TestDevServer_CrashedClientAndRoomAreSweptAway(t *testing.T) {
 // sees the apparent last departure while the other accepts a reconnect. The
 // room survives, and a cleanup decided in between loses.
 func TestRace7_TwoProcessesDepartureAndReconnect(t *testing.T) {
-	client := devFirestore(t)
+	fs := devFirestore(t)
 	emulatortest.AuthHost(t)
 	env := []string{"ROOMLEASE_EMPTY_ROOM_GRACE=0s"}
 	a := StartDevServer(t, env, "-sweep=false")
@@ -98,18 +95,23 @@ func TestRace7_TwoProcessesDepartureAndReconnect(t *testing.T) {
 	user := emulatortest.SignUp(t)
 	room := fmt.Sprintf("race7-%d", time.Now().UnixNano())
 
+	viaA, viaB := NewClient(t, a, user), NewClient(t, b, user)
+	ctx := context.Background()
+
 	// 1. Alice joins through process A, and her leave reaches A: for A,
 	// the room has just become empty.
-	var first struct {
-		Generation int64 `json:"generation"`
+	first, err := viaA.Join(ctx, room, "tab", nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	post(t, a+"/v1/rooms/"+room+"/join", user.IDToken, `{"sessionId":"tab"}`, 200, &first)
-	post(t, a+"/v1/rooms/"+room+"/leave", user.IDToken, fmt.Sprintf(`{"sessionId":"tab","generation":%d}`, first.Generation), 200, nil)
+	if _, err := viaA.Leave(ctx, room, "tab", first.Generation); err != nil {
+		t.Fatal(err)
+	}
 
 	// 2. A sweeper sees the room suspected_empty past its (zero) grace.
-	store := firestoredb.New(client, presence.DefaultSettings(), time.Now)
-	ctx := context.Background()
-	due, err := store.DueRooms(ctx, time.Now(), 500)
+	store := firestoredb.New(fs, presence.DefaultSettings(), time.Now)
+	listing, err := store.DueRooms(ctx, time.Now(), 500, false)
+	due := listing.Items
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,9 @@ func TestRace7_TwoProcessesDepartureAndReconnect(t *testing.T) {
 	}
 
 	// 3. Her tab reconnects through process B.
-	post(t, b+"/v1/rooms/"+room+"/join", user.IDToken, `{"sessionId":"tab"}`, 200, nil)
+	if _, err := viaB.Join(ctx, room, "tab", nil); err != nil {
+		t.Fatal(err)
+	}
 
 	// 4. The cleanup decided in step 2 loses; a fresh sweep finds nothing.
 	res, err := store.TearDown(ctx, presence.CandidateOf(*seen), true)
@@ -138,15 +142,9 @@ func TestRace7_TwoProcessesDepartureAndReconnect(t *testing.T) {
 	if r := s.Pass(ctx); r.Err != nil || contains(r.Deleted, room) {
 		t.Fatalf("a fresh sweep: %+v", r)
 	}
-	req, _ := http.NewRequest("GET", a+"/v1/rooms/"+room, nil)
-	req.Header.Set("Authorization", "Bearer "+user.IDToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !exists(t, client, "rooms/"+room+"/participants/"+user.UID) {
-		t.Fatalf("after the race the room read through A answers %d", resp.StatusCode)
+	snap, err := viaA.Room(ctx, room)
+	if err != nil || len(snap.Participants) != 1 || !exists(t, fs, "rooms/"+room+"/participants/"+user.UID) {
+		t.Fatalf("after the race the room read through A: %+v %v", snap, err)
 	}
 }
 

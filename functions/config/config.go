@@ -36,6 +36,7 @@ const (
 	EnvLease            = "ROOMLEASE_LEASE"
 	EnvEmptyRoomGrace   = "ROOMLEASE_EMPTY_ROOM_GRACE"
 	EnvMaxParticipants  = "ROOMLEASE_MAX_PARTICIPANTS"
+	EnvRevisionShards   = "ROOMLEASE_REVISION_SHARDS"
 	EnvRecordHorizon    = "ROOMLEASE_RECORD_HORIZON"
 	EnvSessionRetention = "ROOMLEASE_SESSION_RETENTION"
 	EnvAllowedOrigins   = "ROOMLEASE_ALLOWED_ORIGINS"
@@ -46,10 +47,13 @@ const (
 	EnvCleanupMode      = "ROOMLEASE_CLEANUP_MODE"
 	EnvSweepBudget      = "ROOMLEASE_SWEEP_BUDGET"
 	EnvSweepMaxPause    = "ROOMLEASE_SWEEP_MAX_PAUSE"
+	// EnvAllowEmulators lets a deployed function run with an emulator
+	// variable set; see emulatorGuard.
+	EnvAllowEmulators = "ROOMLEASE_ALLOW_EMULATORS_IN_PRODUCTION"
 	// EnvSweepInterval is the deprecated name of EnvSweepMaxPause: the
 	// setting never was an interval, only the longest pause between passes.
 	EnvSweepInterval = "ROOMLEASE_SWEEP_INTERVAL"
-	EnvSweepBatch       = "ROOMLEASE_SWEEP_BATCH"
+	EnvSweepBatch    = "ROOMLEASE_SWEEP_BATCH"
 )
 
 // FromEnv reads the settings through getenv (os.Getenv in production) and
@@ -110,21 +114,21 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.Sweep.DefaultMode = m
 	}
-	if v := getenv(EnvSweepBatch); v != "" {
+	whole := func(name string, dst *int) {
+		v := getenv(name)
+		if v == "" {
+			return
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", EnvSweepBatch, v))
+			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", name, v))
+			return
 		}
-		c.Sweep.BatchSize = n
+		*dst = n
 	}
-	if v := getenv(EnvMaxParticipants); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q is not a whole number", EnvMaxParticipants, v))
-		} else {
-			c.Presence.MaxParticipants = n
-		}
-	}
+	whole(EnvSweepBatch, &c.Sweep.BatchSize)
+	whole(EnvRevisionShards, &c.Presence.RevisionShards)
+	whole(EnvMaxParticipants, &c.Presence.MaxParticipants)
 	if v := getenv(EnvAllowedOrigins); v != "" {
 		c.AllowedOrigins = nil
 		for _, o := range strings.Split(v, ",") {
@@ -137,6 +141,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		errs = append(errs, fmt.Errorf("%s: %w", EnvLogLevel, err))
 	} else {
 		c.LogLevel = lvl
+	}
+	if err := CheckEmulatorGuard(getenv); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) == 0 {
 		if err := c.Presence.Validate(); err != nil {
@@ -159,4 +166,29 @@ func firstSet(getenv func(string) string, names ...string) string {
 		}
 	}
 	return ""
+}
+
+// EmulatorVariables are the variables that point Google's client libraries
+// at a local emulator instead of the real service.
+var EmulatorVariables = []string{"FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST",
+	"FIREBASE_DATABASE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST", "PUBSUB_EMULATOR_HOST"}
+
+// CheckEmulatorGuard refuses emulator variables on Cloud Run (K_SERVICE is
+// set there): with FIREBASE_AUTH_EMULATOR_HOST the Admin SDK accepts
+// unsigned tokens, and with FIRESTORE_EMULATOR_HOST the data goes nowhere
+// durable. A deployment that really means it sets EnvAllowEmulators=true.
+// FromEnv includes this check; the root package also runs it alone at
+// start-up, so that such an instance never starts.
+func CheckEmulatorGuard(getenv func(string) string) error {
+	if getenv("K_SERVICE") == "" || getenv(EnvAllowEmulators) == "true" {
+		return nil
+	}
+	var errs []error
+	for _, name := range EmulatorVariables {
+		if getenv(name) != "" {
+			errs = append(errs, fmt.Errorf("%s is set on Cloud Run (K_SERVICE=%s): refusing to start, since an emulator variable turns off token signature checks or durable storage; unset it, or set %s=true if this is deliberate",
+				name, getenv("K_SERVICE"), EnvAllowEmulators))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -58,6 +58,21 @@ func TestFromEnv(t *testing.T) {
 			})
 		}
 	})
+	t.Run("EmulatorVariablesOnCloudRun", func(t *testing.T) {
+		onCloudRun := map[string]string{config.EnvProjectID: "p", "K_SERVICE": "roomlease-presence", "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:9099"}
+		_, err := config.FromEnv(env(onCloudRun))
+		if err == nil || !strings.Contains(err.Error(), "FIREBASE_AUTH_EMULATOR_HOST is set on Cloud Run") {
+			t.Fatalf("err %v, want a refusal naming FIREBASE_AUTH_EMULATOR_HOST", err)
+		}
+		onCloudRun[config.EnvAllowEmulators] = "true"
+		if _, err := config.FromEnv(env(onCloudRun)); err != nil {
+			t.Fatalf("with the explicit override: %v", err)
+		}
+		local := map[string]string{config.EnvProjectID: "p", "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:9099", "FIRESTORE_EMULATOR_HOST": "127.0.0.1:8080"}
+		if _, err := config.FromEnv(env(local)); err != nil {
+			t.Fatalf("locally, without K_SERVICE: %v", err)
+		}
+	})
 	for name, tc := range map[string]struct {
 		env  map[string]string
 		want string
@@ -66,6 +81,7 @@ func TestFromEnv(t *testing.T) {
 		"ErrBadDuration":        {map[string]string{config.EnvProjectID: "p", config.EnvLease: "15"}, config.EnvLease + `="15" is not a duration`},
 		"ErrBadNumber":          {map[string]string{config.EnvProjectID: "p", config.EnvMaxParticipants: "many"}, config.EnvMaxParticipants},
 		"ErrLeaseBelowTwoBeats": {map[string]string{config.EnvProjectID: "p", config.EnvLease: "8s"}, "at least twice the heartbeat"},
+		"ErrTooManyShards":      {map[string]string{config.EnvProjectID: "p", config.EnvRevisionShards: "65"}, "revision shards 65"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := config.FromEnv(env(tc.env))

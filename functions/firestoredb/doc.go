@@ -1,11 +1,20 @@
 // Package firestoredb is the presence store on Cloud Firestore.
 //
-// Every mutation is one Firestore transaction that reads the documents a
-// decision needs, asks the presence package for the decision with one `now`,
-// and writes exactly what the decision returns. Firestore transactions on the
-// server side lock what they read, so two requests that touch the same
-// session, roster entry or room serialise; one of them retries with fresh
-// reads. That is what makes the compare-and-set on generations atomic.
+// Every decision is made in a Firestore transaction (Store.transact) that
+// reads the documents the decision needs, asks the presence package for the
+// decision with one `now`, and writes exactly what the decision returns.
+// Firestore locks what a transaction reads until it commits, so two requests
+// that touch the same session or roster entry serialise; one of them
+// retries with fresh reads. That is what makes the compare-and-set on
+// generations atomic.
+//
+// The layout keeps requests of different users apart (see revision.go):
+// joins and leaves write their own entry and session and a blind increment
+// of a revision shard, and only read the room document. Lifecycle
+// transitions of the room (created, revived, emptied) are single
+// conditional writes, made beside those transactions rather than inside
+// them, so that the many requests of a crowd never hold a lock that another
+// waits on (join.go, emptiness.go).
 //
 // Document layout and field names are in schema.go. A heartbeat reads and
 // writes only the session document, which no client listens to.

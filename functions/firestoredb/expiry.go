@@ -12,23 +12,38 @@ import (
 // ExpiredSessions returns up to limit sessions whose lease ended at or
 // before now, oldest deadline first, as the sweeper saw them. The read is
 // outside any transaction: each candidate is re-checked when expired.
-func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]presence.ExpiryCandidate, error) {
+func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.ExpiryCandidate], error) {
+	var out presence.Listing[presence.ExpiryCandidate]
 	snaps, err := s.queryAll(ctx, s.client.CollectionGroup(SessionsCollection).
 		Where(FieldLeaseExpiresAt, "<=", now).
 		OrderBy(FieldLeaseExpiresAt, firestore.Asc).Limit(limit))
 	if err != nil {
-		return nil, storeError("listing expired sessions", err)
+		return out, storeError("listing expired sessions", err)
 	}
-	out := make([]presence.ExpiryCandidate, 0, len(snaps))
 	for _, snap := range snaps {
 		sess, err := decodeSession(snap)
-		if err != nil {
-			return nil, storeError("listing expired sessions", err)
+		if err != nil || !isSessionPath(snap.Ref, sess) {
+			out.Undecodable = append(out.Undecodable, snap.Ref.Path)
+			continue
 		}
-		out = append(out, presence.ExpiryCandidate{RoomID: sess.RoomID, ParticipantID: sess.ParticipantID,
+		out.Items = append(out.Items, presence.ExpiryCandidate{RoomID: sess.RoomID, ParticipantID: sess.ParticipantID,
 			SessionID: sess.ID, Generation: sess.Generation, LeaseExpiresAt: sess.LeaseExpiresAt})
 	}
 	return out, nil
+}
+
+// isSessionPath reports whether a document found by the sessions
+// collection-group query is one of ours: it must sit where its own fields
+// say, rooms/{roomId}/participants/{uid}/sessions/{sessionId}. Another
+// app's "sessions" documents in the same database match the query too.
+func isSessionPath(ref *firestore.DocumentRef, sess *presence.Session) bool {
+	if sess == nil || ref.Parent == nil || ref.Parent.Parent == nil {
+		return false
+	}
+	entry := ref.Parent.Parent
+	room := entry.Parent.Parent
+	return ref.ID == sess.ID && entry.ID == sess.ParticipantID && entry.Parent.ID == ParticipantsCollection &&
+		room != nil && room.ID == sess.RoomID && room.Parent.ID == RoomsCollection
 }
 
 // ExpireSession removes c's session if, inside the transaction, it is still
@@ -38,38 +53,46 @@ func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) (
 // two serialise; there is no half-renewed lease.
 func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (presence.ExpiryResult, error) {
 	var res presence.ExpiryResult
+	var plan presence.DeparturePlan
 	k := presence.SessionKey{RoomID: c.RoomID, ParticipantID: c.ParticipantID, SessionID: c.SessionID}
-	err := s.transact(ctx, "expiring a session", c.RoomID, func(tx *txn, now time.Time) error {
-		st, err := s.readDeparture(tx, k)
+	err := s.transact(ctx, "expiring a session", func(tx *txn, now time.Time) error {
+		st, err := s.readDeparture(ctx, tx, k)
 		if err != nil {
 			return err
 		}
-		plan, outcome := s.settings.PlanExpiry(now, st, c)
-		res = presence.ExpiryResult{Outcome: outcome, RoomSuspected: plan.RoomSuspected}
-		if outcome != presence.Done {
+		plan, res.Outcome = s.settings.PlanExpiry(now, st, c)
+		if res.Outcome != presence.Done {
 			return nil
 		}
-		return s.applyDeparture(tx, k, plan)
+		return s.applyDeparture(tx, now, k, plan)
 	})
+	if err != nil || !plan.DeleteParticipant {
+		return res, err
+	}
+	// As after a leave: the grace counts from the lease's end, not from
+	// when the sweeper came.
+	_, emptiness, err := s.settleEmptiness(ctx, c.RoomID, plan.DepartedAt)
+	res.RoomSuspected = emptiness == presence.BecameEmpty
 	return res, err
 }
 
 // ExpiredTyping returns up to limit typing signals that expired at or before
 // now, oldest first.
-func (s *Store) ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]presence.TypingCandidate, error) {
+func (s *Store) ExpiredTyping(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.TypingCandidate], error) {
+	var out presence.Listing[presence.TypingCandidate]
 	snaps, err := s.queryAll(ctx, s.client.CollectionGroup(TypingCollection).
 		Where(FieldExpiresAt, "<=", now).
 		OrderBy(FieldExpiresAt, firestore.Asc).Limit(limit))
 	if err != nil {
-		return nil, storeError("listing expired typing", err)
+		return out, storeError("listing expired typing", err)
 	}
-	out := make([]presence.TypingCandidate, 0, len(snaps))
 	for _, snap := range snaps {
 		t, err := decodeTyping(snap)
-		if err != nil {
-			return nil, storeError("listing expired typing", err)
+		if err != nil || t.RoomID == "" || t.ParticipantID != snap.Ref.ID {
+			out.Undecodable = append(out.Undecodable, snap.Ref.Path)
+			continue
 		}
-		out = append(out, presence.TypingCandidate{RoomID: t.RoomID, ParticipantID: t.ParticipantID, ExpiresAt: t.ExpiresAt})
+		out.Items = append(out.Items, presence.TypingCandidate{RoomID: t.RoomID, ParticipantID: t.ParticipantID, ExpiresAt: t.ExpiresAt})
 	}
 	return out, nil
 }
@@ -78,7 +101,7 @@ func (s *Store) ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]
 func (s *Store) ClearTyping(ctx context.Context, c presence.TypingCandidate) (presence.Outcome, error) {
 	var outcome presence.Outcome
 	ref := s.typing(c.RoomID, c.ParticipantID)
-	err := s.transact(ctx, "clearing typing", "", func(tx *txn, now time.Time) error {
+	err := s.transact(ctx, "clearing typing", func(tx *txn, now time.Time) error {
 		snaps, err := tx.getAll(ref)
 		if err != nil {
 			return err
@@ -96,18 +119,19 @@ func (s *Store) ClearTyping(ctx context.Context, c presence.TypingCandidate) (pr
 }
 
 // NextDeadline returns the earliest instant at which sweeping has work:
-// a lease end, a typing expiry or an empty room's cleanupAfter. It returns
-// the zero time when nothing is scheduled. Each part is a one-row query, so
-// its cost does not grow with the number of rooms.
-func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
+// a lease end, a typing expiry or an empty room's cleanupAfter (with
+// unreportedOnly, only of rooms not yet reported by an observing sweeper,
+// which would otherwise stay due for ever). It returns the zero time when
+// nothing is scheduled. Each part is a one-row query, so its cost does not
+// grow with the number of rooms.
+func (s *Store) NextDeadline(ctx context.Context, unreportedOnly bool) (time.Time, error) {
 	queries := []struct {
 		q     firestore.Query
 		field string
 	}{
 		{s.client.CollectionGroup(SessionsCollection).OrderBy(FieldLeaseExpiresAt, firestore.Asc).Limit(1), FieldLeaseExpiresAt},
 		{s.client.CollectionGroup(TypingCollection).OrderBy(FieldExpiresAt, firestore.Asc).Limit(1), FieldExpiresAt},
-		{s.client.Collection(RoomsCollection).Where(FieldState, "==", string(presence.StateSuspectedEmpty)).
-			OrderBy(FieldCleanupAfter, firestore.Asc).Limit(1), FieldCleanupAfter},
+		{s.dueRooms(unreportedOnly).OrderBy(FieldCleanupAfter, firestore.Asc).Limit(1), FieldCleanupAfter},
 	}
 	var next time.Time
 	for _, q := range queries {

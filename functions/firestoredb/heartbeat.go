@@ -2,6 +2,7 @@ package firestoredb
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -25,9 +26,7 @@ func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Ti
 	}
 	sessionRef := s.session(ref.SessionKey)
 	var deadline time.Time
-	// No room turn: a heartbeat touches no document that another session's
-	// request writes, so it has nothing to queue behind.
-	err := s.transact(ctx, "heartbeat", "", func(tx *txn, now time.Time) error {
+	err := s.transact(ctx, "heartbeat", func(tx *txn, now time.Time) error {
 		snaps, err := tx.getAll(sessionRef)
 		if err != nil {
 			return err
@@ -84,6 +83,17 @@ func (s *Store) refreshExpiry(tx *txn, now time.Time, ref presence.SessionRef, s
 		if write {
 			if err := tx.update(refs[i], []firestore.Update{{Path: FieldExpireAt, Value: next}}); err != nil {
 				return nil, err
+			}
+		}
+		if write && i == 0 {
+			// The revision shards live as long as the room: a room whose
+			// roster has not changed for a month must not lose its revision
+			// to TTL. Blind merges, once a day per room.
+			for k := range s.settings.RevisionShards {
+				shard := s.revisionShards(ref.RoomID).Doc(strconv.Itoa(k))
+				if err := tx.set(shard, map[string]any{FieldRoomID: ref.RoomID, FieldExpireAt: next}, firestore.MergeAll); err != nil {
+					return nil, err
+				}
 			}
 		}
 		*copies[i] = next

@@ -4,11 +4,35 @@ import (
 	"context"
 	"time"
 
+	"cloud.google.com/go/firestore"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
+// maxRoomSteps bounds how often one join may find the room needing a
+// lifecycle step (created, revived) and try again: each step that another
+// request won is a room that exists and is active by the next attempt, so
+// more than a few in a row means the room is being torn down and recreated
+// under our feet.
+const maxRoomSteps = 5
+
 // Join admits req's session into its room, creating the room if needed, and
 // issues a new generation with a fresh lease.
+//
+//  1. One transaction reads the room, the user's entry and sessions, the
+//     policy and, for a new user, the roster's size; it writes the session,
+//     the entry if it changed, and the revision shard of this user. It reads
+//     the room document but never writes it: a teardown that decided on the
+//     room waits for it or makes it retry, and concurrent joins of other
+//     users share only read locks.
+//  2. If the room is missing or in its empty-room grace, that transaction
+//     writes nothing; the room is created or revived on its own, with a
+//     single conditional write, and step 1 runs again. In a crowd joining a
+//     new room at once, one creation wins and the others' conditional
+//     writes fail at once, without locks held to deadlock on.
+//  3. After the commit, the revision is read for the reply.
 //
 // Returns EInvalid for malformed ids, EForbidden if the room's policy does
 // not list the user, ERoomFull at the participant cap, EUnavailable when
@@ -17,56 +41,180 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	if err := req.Validate(); err != nil {
 		return presence.JoinResult{}, err
 	}
+	var res presence.JoinResult
+	for step := 0; ; step++ {
+		plan, roomVersion, err := s.joinOnce(ctx, req)
+		if err != nil {
+			return res, err
+		}
+		if plan.RoomStep == presence.NoRoomStep {
+			res.Session = plan.Session
+			break
+		}
+		if step == maxRoomSteps {
+			return res, presence.Errorf(presence.EUnavailable, "the room kept changing while joining; retry")
+		}
+		if err := s.stepRoom(ctx, plan, roomVersion); err != nil {
+			return res, err
+		}
+	}
+	rev, err := s.readRevision(ctx, req.RoomID, nil)
+	if err != nil {
+		return res, storeError("join: reading the revision", err)
+	}
+	res.Revision = rev
+	return res, nil
+}
+
+// joinOnce is step 1: it returns the plan it applied, or, when the room
+// needs a lifecycle step first, that step and the room's update time as read
+// (zero for a missing room).
+func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presence.JoinPlan, time.Time, error) {
 	roomRef := s.room(req.RoomID)
 	participantRef := s.participant(req.RoomID, req.ParticipantID)
-	sessionRef := s.session(req.SessionKey)
-	var res presence.JoinResult
-	err := s.transact(ctx, "join", req.RoomID, func(tx *txn, now time.Time) error {
+	var plan presence.JoinPlan
+	var roomVersion time.Time
+	err := s.transact(ctx, "join", func(tx *txn, now time.Time) error {
 		if s.hooks.beforeJoinReads != nil {
 			s.hooks.beforeJoinReads()
 		}
-		// 1. Read everything the decision depends on in one round trip. The
-		// reads lock these documents until commit, so a concurrent leave,
-		// heartbeat or teardown of the same room either commits before our
-		// reads or waits and then sees our writes.
-		snaps, err := tx.getAll(roomRef, participantRef, sessionRef, s.policy(req.RoomID))
+		// Everything the decision depends on. The reads lock these documents
+		// until commit, so a concurrent leave, heartbeat or teardown of the
+		// same session or room either commits before our reads or waits.
+		snaps, err := tx.getAll(roomRef, participantRef, s.policy(req.RoomID), s.session(req.SessionKey))
 		if err != nil {
 			return err
 		}
-		var st presence.JoinState
-		if st.Room, err = decodeRoom(snaps[0], req.RoomID); err != nil {
-			return err
-		}
-		if st.Participant, err = decodeParticipant(snaps[1], req.RoomID, req.ParticipantID); err != nil {
-			return err
-		}
-		if st.Session, err = decodeSession(snaps[2]); err != nil {
-			return err
-		}
-		if st.Policy, err = decodePolicy(snaps[3]); err != nil {
-			return err
-		}
-
-		// 2. Decide.
-		plan, err := s.settings.PlanJoin(now, st, req)
+		st, err := s.readJoinState(ctx, req, snaps)
 		if err != nil {
 			return err
 		}
-
-		// 3. Write only what changed: a reconnect of a known session touches
-		// the session document alone.
-		if plan.WriteRoom {
-			if err := tx.set(roomRef, roomToRecord(plan.Room)); err != nil {
+		if st.Room != nil && st.Room.State == presence.StateActive && st.Participant == nil {
+			// A new user: the cap needs the roster's size. Counted outside
+			// the transaction first (no lock), and again inside it only
+			// when the room is near its cap, where concurrent joins must
+			// then take turns for the last places.
+			if st.Entries, err = s.countEntries(ctx, req.RoomID, nil); err != nil {
 				return err
 			}
+			if s.settings.CountExactly(st.Entries, st.Policy) {
+				if st.Entries, err = s.countEntries(ctx, req.RoomID, tx); err != nil {
+					return err
+				}
+			}
+		}
+		if plan, err = s.settings.PlanJoin(now, st, req); err != nil {
+			return err
+		}
+		if plan.RoomStep != presence.NoRoomStep {
+			roomVersion = snaps[0].UpdateTime
+			return nil // nothing written; the room comes first
 		}
 		if plan.WriteParticipant {
 			if err := tx.set(participantRef, participantToRecord(plan.Participant)); err != nil {
 				return err
 			}
+			if err := s.countChange(tx, now, req.RoomID, req.ParticipantID, nil); err != nil {
+				return err
+			}
 		}
-		res = presence.JoinResult{Session: plan.Session, Revision: plan.Room.Revision}
-		return tx.set(sessionRef, sessionToRecord(plan.Session))
+		return tx.set(s.session(req.SessionKey), sessionToRecord(plan.Session))
 	})
-	return res, err
+	return plan, roomVersion, err
+}
+
+func (s *Store) readJoinState(ctx context.Context, req presence.JoinRequest, snaps []*firestore.DocumentSnapshot) (presence.JoinState, error) {
+	var st presence.JoinState
+	var err error
+	if st.Room, err = decodeRoom(snaps[0], req.RoomID); err != nil {
+		return st, err
+	}
+	if st.Participant, err = decodeParticipant(snaps[1], req.RoomID, req.ParticipantID); err != nil {
+		return st, err
+	}
+	if st.Policy, err = decodePolicy(snaps[2]); err != nil {
+		return st, err
+	}
+	if st.Participant == nil {
+		// Not listed: none of the user's other sessions can count (an
+		// entry goes only when the last live one does), so only this
+		// session's generation matters.
+		own, err := decodeSession(snaps[3])
+		if own != nil {
+			st.Sessions = []presence.Session{*own}
+		}
+		return st, err
+	}
+	st.Sessions, _, err = s.userSessions(ctx, req.SessionKey, snaps[3])
+	return st, err
+}
+
+// userSessions returns all of one user's session documents in a room: a
+// handful (one per tab or device), the truth the roster entry's session
+// count is recounted from. The session k names was read in the transaction
+// (own); the others are listed outside it.
+//
+// Why not list them in the transaction: the emulator locks a whole range
+// for a transactional query, so every join of a crowd would wait for every
+// other. Nothing is lost by listing outside: a change of another session
+// that alters the count also writes the roster entry, which this
+// transaction has read, so the two serialise and the later one lists again;
+// a change that leaves the count alone cannot make it wrong.
+func (s *Store) userSessions(ctx context.Context, k presence.SessionKey, own *firestore.DocumentSnapshot) ([]presence.Session, *presence.Session, error) {
+	snaps, err := s.queryAll(ctx, s.participant(k.RoomID, k.ParticipantID).Collection(SessionsCollection).Query)
+	if err != nil {
+		return nil, nil, err
+	}
+	ownSession, err := decodeSession(own)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]presence.Session, 0, len(snaps)+1)
+	for _, snap := range snaps {
+		if snap.Ref.ID == k.SessionID {
+			continue // the transaction's read is the one that counts
+		}
+		sess, err := decodeSession(snap)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, *sess)
+	}
+	if ownSession != nil {
+		out = append(out, *ownSession)
+		ownSession = &out[len(out)-1]
+	}
+	return out, ownSession, nil
+}
+
+// stepRoom makes plan's lifecycle step as one conditional write: create the
+// room only if it does not exist, revive it only if it has not changed since
+// the join read it. Losing that condition means another request made the
+// step (or a teardown removed the room): not an error, the join looks again.
+//
+// The same commit marks the room for the sweeper's emptiness re-check, so
+// that a room whose creating or reviving join then fails does not stay
+// active and empty.
+func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersion time.Time) error {
+	roomRef := s.room(plan.Room.ID)
+	err := s.transact(ctx, "join: room lifecycle", func(tx *txn, now time.Time) error {
+		switch plan.RoomStep {
+		case presence.CreateRoom:
+			if err := tx.create(roomRef, roomToRecord(plan.Room)); err != nil {
+				return err
+			}
+		case presence.ReviveRoom:
+			if err := tx.update(roomRef, roomUpdates(plan.Room), firestore.LastUpdateTime(roomVersion)); err != nil {
+				return err
+			}
+		}
+		return tx.set(s.revisionShards(plan.Room.ID).Doc("0"), map[string]any{
+			FieldRoomID: plan.Room.ID, FieldMayBeEmptyAt: now, FieldExpireAt: now.Add(s.settings.RecordHorizon),
+		}, firestore.MergeAll)
+	})
+	switch status.Code(err) {
+	case codes.AlreadyExists, codes.FailedPrecondition, codes.NotFound:
+		return nil
+	}
+	return err
 }

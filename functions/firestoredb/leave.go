@@ -12,67 +12,79 @@ import (
 // for a session already gone, removes nothing and writes nothing: the leave
 // of an old connection can never end the lease of a newer one.
 //
-// When the user's last session goes, the roster entry goes with it; when the
-// roster becomes empty, the room becomes suspected_empty with its
-// cleanupAfter set, for the sweeper to confirm later.
+// When the user's last live session goes, the roster entry goes with it.
+// The leave's transaction never touches the room document; after it
+// commits, a leave that removed an entry checks whether the roster is now
+// empty (see settleEmptiness), and if so the room enters its grace.
 //
 // Returns EInvalid for a malformed reference.
-func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (bool, error) {
+func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.LeaveResult, error) {
 	if err := ref.Validate(); err != nil {
-		return false, err
+		return presence.LeaveResult{}, err
 	}
-	var removed bool
-	err := s.transact(ctx, "leave", ref.RoomID, func(tx *txn, now time.Time) error {
-		st, err := s.readDeparture(tx, ref.SessionKey)
+	var plan presence.DeparturePlan
+	err := s.transact(ctx, "leave", func(tx *txn, now time.Time) error {
+		st, err := s.readDeparture(ctx, tx, ref.SessionKey)
 		if err != nil {
 			return err
 		}
-		plan := s.settings.PlanLeave(now, st, ref)
-		removed = plan.Removed
-		return s.applyDeparture(tx, ref.SessionKey, plan)
+		plan = s.settings.PlanLeave(now, st, ref)
+		return s.applyDeparture(tx, now, ref.SessionKey, plan)
 	})
-	return removed, err
+	if err != nil {
+		return presence.LeaveResult{}, err
+	}
+	res := presence.LeaveResult{Removed: plan.Removed}
+	if plan.DeleteParticipant {
+		// The leave has committed: a failure here must not turn it into an
+		// error. The sweeper re-checks rooms whose entries were removed
+		// (FieldMayBeEmptyAt), so a room left active and empty is found.
+		if room, _, err := s.settleEmptiness(ctx, ref.RoomID, plan.DepartedAt); err == nil && room != nil {
+			res.CleanupAfter = room.CleanupAfter
+		}
+	}
+	return res, nil
 }
 
-// readDeparture reads, inside tx, the documents that removing one session
-// depends on.
-func (s *Store) readDeparture(tx *txn, k presence.SessionKey) (presence.DepartureState, error) {
+// readDeparture reads what removing one session depends on: in tx, the
+// user's roster entry and the session; the user's other sessions beside it
+// (see userSessions).
+func (s *Store) readDeparture(ctx context.Context, tx *txn, k presence.SessionKey) (presence.DepartureState, error) {
 	var st presence.DepartureState
-	snaps, err := tx.getAll(s.room(k.RoomID), s.participant(k.RoomID, k.ParticipantID), s.session(k))
+	snaps, err := tx.getAll(s.participant(k.RoomID, k.ParticipantID), s.session(k))
 	if err != nil {
 		return st, err
 	}
-	if st.Room, err = decodeRoom(snaps[0], k.RoomID); err != nil {
+	if st.Participant, err = decodeParticipant(snaps[0], k.RoomID, k.ParticipantID); err != nil {
 		return st, err
 	}
-	if st.Participant, err = decodeParticipant(snaps[1], k.RoomID, k.ParticipantID); err != nil {
-		return st, err
-	}
-	st.Session, err = decodeSession(snaps[2])
+	st.Sessions, st.Session, err = s.userSessions(ctx, k, snaps[1])
 	return st, err
 }
 
 // applyDeparture writes a departure plan inside tx. A plan that removes
 // nothing writes nothing.
-func (s *Store) applyDeparture(tx *txn, k presence.SessionKey, plan presence.DeparturePlan) error {
+func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, plan presence.DeparturePlan) error {
 	if !plan.Removed {
 		return nil
 	}
 	if err := tx.delete(s.session(k)); err != nil {
 		return err
 	}
+	var entryRemoved *time.Time
 	switch {
 	case plan.DeleteParticipant:
 		if err := tx.delete(s.participant(k.RoomID, k.ParticipantID)); err != nil {
 			return err
 		}
+		entryRemoved = &plan.DepartedAt
 	case plan.WriteParticipant:
 		if err := tx.set(s.participant(k.RoomID, k.ParticipantID), participantToRecord(plan.Participant)); err != nil {
 			return err
 		}
 	}
-	if plan.WriteRoom {
-		return tx.set(s.room(k.RoomID), roomToRecord(plan.Room))
+	if plan.VisibleChange() {
+		return s.countChange(tx, now, k.RoomID, k.ParticipantID, entryRemoved)
 	}
 	return nil
 }

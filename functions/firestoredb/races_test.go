@@ -24,11 +24,11 @@ func TestRace1_LateLeaveOfOlderGenerationKeepsNewer(t *testing.T) {
 	}
 
 	before := emulatortest.Snapshot(t, f.client)
-	removed, err := f.store.Leave(f.ctx, ref("r1", "alice", "tab-1", a.Session.Generation))
+	res, err := f.store.Leave(f.ctx, ref("r1", "alice", "tab-1", a.Session.Generation))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if removed {
+	if res.Removed {
 		t.Fatal("the late leave of generation A removed the session")
 	}
 	if changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
@@ -51,16 +51,16 @@ func TestRace3_DuplicateLeaveAndHeartbeatAfterLeave(t *testing.T) {
 	leave := ref("r3", "alice", "tab", j.Session.Generation)
 
 	t.Run("FirstLeaveRemoves", func(t *testing.T) {
-		removed, err := f.store.Leave(f.ctx, leave)
-		if err != nil || !removed {
-			t.Fatalf("first leave: removed=%v err=%v", removed, err)
+		res, err := f.store.Leave(f.ctx, leave)
+		if err != nil || !res.Removed {
+			t.Fatalf("first leave: removed=%v err=%v", res.Removed, err)
 		}
 	})
 	t.Run("DuplicateLeaveIsQuietNoOp", func(t *testing.T) {
 		before := emulatortest.Snapshot(t, f.client)
-		removed, err := f.store.Leave(f.ctx, leave)
-		if err != nil || removed {
-			t.Fatalf("duplicate leave: removed=%v err=%v", removed, err)
+		res, err := f.store.Leave(f.ctx, leave)
+		if err != nil || res.Removed {
+			t.Fatalf("duplicate leave: removed=%v err=%v", res.Removed, err)
 		}
 		if changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
 			t.Fatalf("duplicate leave wrote %v", changed)
@@ -80,8 +80,8 @@ func TestRace3_DuplicateLeaveAndHeartbeatAfterLeave(t *testing.T) {
 			t.Fatalf("roster %v, want [bob]", ids)
 		}
 		// join bob, join alice, alice leaves: three visible changes.
-		if r.Room.Revision != 3 {
-			t.Fatalf("revision %d, want 3", r.Room.Revision)
+		if r.Revision != 3 {
+			t.Fatalf("revision %d, want 3", r.Revision)
 		}
 	})
 }
@@ -110,9 +110,9 @@ func TestRace4_TwoTabsOfOneUser(t *testing.T) {
 		t.Fatalf("roster %v (%+v), want alice once with 2 sessions", ids, r.Participants)
 	}
 
-	removed, err := f.store.Leave(f.ctx, ref("r4", "alice", "tab-1", one.Session.Generation))
-	if err != nil || !removed {
-		t.Fatalf("leave tab-1: removed=%v err=%v", removed, err)
+	res, err := f.store.Leave(f.ctx, ref("r4", "alice", "tab-1", one.Session.Generation))
+	if err != nil || !res.Removed {
+		t.Fatalf("leave tab-1: removed=%v err=%v", res.Removed, err)
 	}
 	ids, r = f.liveIDs(t, "r4", "alice")
 	if !reflect.DeepEqual(ids, []string{"alice"}) || r.Participants[0].SessionCount != 1 {
@@ -167,10 +167,10 @@ func TestConcurrentJoinsIntoOneRoom(t *testing.T) {
 			t.Errorf("%s has session count %d, want %d", p.ID, p.SessionCount, tabs)
 		}
 	}
-	if r.Room.Revision != users*tabs {
-		t.Errorf("revision %d, want %d", r.Room.Revision, users*tabs)
+	if r.Revision != users*tabs {
+		t.Errorf("revision %d, want %d", r.Revision, users*tabs)
 	}
-	if r.Room.ParticipantCount != users {
-		t.Errorf("participantCount %d, want %d", r.Room.ParticipantCount, users)
+	if room := f.readRoom(t, "busy"); room["generation"] != int64(1) || room["state"] != "active" {
+		t.Errorf("room after the crowd: %v, want active at generation 1", room)
 	}
 }

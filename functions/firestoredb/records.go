@@ -29,23 +29,22 @@ func decode[T any](snap *firestore.DocumentSnapshot) (*T, error) {
 }
 
 type roomRecord struct {
-	RoomID           string     `firestore:"roomId"`
-	State            string     `firestore:"state"`
-	Generation       int64      `firestore:"generation"`
-	Revision         int64      `firestore:"revision"`
-	ParticipantCount int64      `firestore:"participantCount"`
-	PeakParticipants int64      `firestore:"peakParticipants"`
-	EmptySince       *time.Time `firestore:"emptySince"`   // null unless suspected_empty
-	CleanupAfter     *time.Time `firestore:"cleanupAfter"` // null unless suspected_empty
-	CreatedAt        time.Time  `firestore:"createdAt"`
-	UpdatedAt        time.Time  `firestore:"updatedAt"`
-	ExpireAt         time.Time  `firestore:"expireAt"`
+	RoomID       string     `firestore:"roomId"`
+	State        string     `firestore:"state"`
+	Generation   int64      `firestore:"generation"`
+	EmptySince   *time.Time `firestore:"emptySince"`   // null unless suspected_empty
+	CleanupAfter *time.Time `firestore:"cleanupAfter"` // null unless suspected_empty
+	// TeardownReported is always written, false unless set, so that the
+	// observe-mode listing can filter on it.
+	TeardownReported bool      `firestore:"teardownReported"`
+	CreatedAt        time.Time `firestore:"createdAt"`
+	UpdatedAt        time.Time `firestore:"updatedAt"`
+	ExpireAt         time.Time `firestore:"expireAt"`
 }
 
 func roomToRecord(r presence.Room) roomRecord {
 	rec := roomRecord{
-		RoomID: r.ID, State: string(r.State), Generation: r.Generation, Revision: r.Revision,
-		ParticipantCount: int64(r.ParticipantCount), PeakParticipants: int64(r.PeakParticipants),
+		RoomID: r.ID, State: string(r.State), Generation: r.Generation, TeardownReported: r.TeardownReported,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpireAt: r.ExpireAt,
 	}
 	rec.EmptySince = optionalTime(r.EmptySince)
@@ -55,8 +54,7 @@ func roomToRecord(r presence.Room) roomRecord {
 
 func (rec roomRecord) room(id string) presence.Room {
 	r := presence.Room{
-		ID: id, State: presence.RoomState(rec.State), Generation: rec.Generation, Revision: rec.Revision,
-		ParticipantCount: int(rec.ParticipantCount), PeakParticipants: int(rec.PeakParticipants),
+		ID: id, State: presence.RoomState(rec.State), Generation: rec.Generation, TeardownReported: rec.TeardownReported,
 		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt,
 	}
 	if rec.CleanupAfter != nil {
@@ -75,6 +73,21 @@ func decodeRoom(snap *firestore.DocumentSnapshot, id string) (*presence.Room, er
 	}
 	r := rec.room(id)
 	return &r, nil
+}
+
+// roomUpdates are the fields a lifecycle transition rewrites, for a
+// conditional update (Set takes no precondition).
+func roomUpdates(r presence.Room) []firestore.Update {
+	rec := roomToRecord(r)
+	return []firestore.Update{
+		{Path: FieldState, Value: rec.State},
+		{Path: FieldGeneration, Value: rec.Generation},
+		{Path: FieldEmptySince, Value: rec.EmptySince},
+		{Path: FieldCleanupAfter, Value: rec.CleanupAfter},
+		{Path: FieldTeardownReported, Value: rec.TeardownReported},
+		{Path: FieldUpdatedAt, Value: rec.UpdatedAt},
+		{Path: FieldExpireAt, Value: rec.ExpireAt},
+	}
 }
 
 // optionalTime stores the zero time as null, so that queries and listeners
@@ -210,14 +223,13 @@ func decodeReceipt(snap *firestore.DocumentSnapshot) (*presence.Receipt, error) 
 }
 
 type closingRecord struct {
-	RoomID           string    `firestore:"roomId"`
-	OpenedAt         time.Time `firestore:"openedAt"`
-	EmptySince       time.Time `firestore:"emptySince"`
-	ClosedAt         time.Time `firestore:"closedAt"`
-	CleanupLagSecs   float64   `firestore:"cleanupLagSeconds"`
-	PeakParticipants int64     `firestore:"peakParticipants"`
-	Generation       int64     `firestore:"generation"`
-	Reason           string    `firestore:"reason"`
+	RoomID         string    `firestore:"roomId"`
+	OpenedAt       time.Time `firestore:"openedAt"`
+	EmptySince     time.Time `firestore:"emptySince"`
+	ClosedAt       time.Time `firestore:"closedAt"`
+	CleanupLagSecs float64   `firestore:"cleanupLagSeconds"`
+	Generation     int64     `firestore:"generation"`
+	Reason         string    `firestore:"reason"`
 	// PendingCleanup stays true until every document of the lifetime under
 	// rooms/{roomId} is gone; a sweeper that crashed half-way finds it here.
 	PendingCleanup bool `firestore:"pendingCleanup"`
@@ -232,6 +244,17 @@ type closingRecord struct {
 // cleanup, with the commit time to be filled in by the server.
 func closingToRecord(c presence.Closing) closingRecord {
 	return closingRecord{RoomID: c.RoomID, OpenedAt: c.OpenedAt, EmptySince: c.EmptySince, ClosedAt: c.ClosedAt,
-		CleanupLagSecs: c.CleanupLag().Seconds(), PeakParticipants: int64(c.PeakParticipants),
-		Generation: c.Generation, Reason: c.Reason, PendingCleanup: true, ExpireAt: c.ExpireAt}
+		CleanupLagSecs: c.CleanupLag().Seconds(),
+		Generation:     c.Generation, Reason: c.Reason, PendingCleanup: true, ExpireAt: c.ExpireAt}
+}
+
+// revisionShardRecord is one of a room's revision shards. Writers never set
+// it whole: a visible change merges an increment of Changes (and, when it
+// removed an entry, MayBeEmptyAt) without reading it, so that concurrent
+// changes do not lock each other out.
+type revisionShardRecord struct {
+	RoomID       string     `firestore:"roomId"`
+	Changes      int64      `firestore:"changes"`
+	MayBeEmptyAt *time.Time `firestore:"mayBeEmptyAt"`
+	ExpireAt     time.Time  `firestore:"expireAt"`
 }

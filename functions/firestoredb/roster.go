@@ -23,7 +23,7 @@ func (s *Store) Roster(ctx context.Context, req presence.RosterRequest) (presenc
 		return presence.Roster{}, err
 	}
 	var roster presence.Roster
-	err := s.transact(ctx, "roster", "", func(tx *txn, now time.Time) error {
+	err := s.transact(ctx, "roster", func(tx *txn, now time.Time) error {
 		snaps, err := tx.getAll(s.room(req.RoomID))
 		if err != nil {
 			return err
@@ -66,7 +66,11 @@ func (s *Store) Roster(ctx context.Context, req presence.RosterRequest) (presenc
 			sessions = append(sessions, *sess)
 		}
 
-		roster = presence.LiveRoster(now, *room, entries, sessions)
+		revision, err := s.readRevision(ctx, req.RoomID, tx)
+		if err != nil {
+			return err
+		}
+		roster = presence.LiveRoster(now, *room, revision, entries, sessions)
 		if !roster.Includes(req.CallerID) {
 			return presence.Errorf(presence.EForbidden, "only live participants may read this room's roster")
 		}

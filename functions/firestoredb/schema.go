@@ -8,6 +8,9 @@ const (
 	RoomsCollection = "rooms"
 	// rooms/{roomId}/participants/{uid}: roster entries, what listeners watch.
 	ParticipantsCollection = "participants"
+	// rooms/{roomId}/rosterRevisions/{shard}: the room's revision, spread
+	// over presence.Settings.RevisionShards documents that listeners add up.
+	RevisionsCollection = "rosterRevisions"
 	// rooms/{roomId}/participants/{uid}/sessions/{sessionId}: leases, the
 	// heartbeat target. Nobody listens here.
 	SessionsCollection = "sessions"
@@ -36,11 +39,24 @@ const (
 	FieldRoomID = "roomId"
 	// FieldExpiresAt is when a typing signal stops showing (server time).
 	FieldExpiresAt = "expiresAt"
-	// FieldState and FieldCleanupAfter find rooms due for teardown.
+	// FieldState and FieldCleanupAfter find rooms due for teardown; with
+	// FieldGeneration, FieldEmptySince and FieldUpdatedAt they are what a
+	// revival of the room rewrites.
 	FieldState        = "state"
 	FieldCleanupAfter = "cleanupAfter"
-	// FieldParticipantCount finds active rooms with an empty roster.
-	FieldParticipantCount = "participantCount"
+	FieldGeneration   = "generation"
+	FieldEmptySince   = "emptySince"
+	FieldUpdatedAt    = "updatedAt"
+	// FieldTeardownReported keeps rooms an observing sweeper has reported
+	// out of its next listings.
+	FieldTeardownReported = "teardownReported"
+	// FieldChanges is a revision shard's count of visible roster changes.
+	FieldChanges = "changes"
+	// FieldMayBeEmptyAt on a revision shard is the time of the latest
+	// departure recorded there that removed a roster entry (or of the room's
+	// creation): the sweeper re-checks such rooms for emptiness in case the
+	// departing request died before it could.
+	FieldMayBeEmptyAt = "mayBeEmptyAt"
 	// FieldRoomExpireAt and FieldEntryExpireAt are a session's copies of its
 	// room's and roster entry's expireAt (see presence/ttl.go).
 	FieldRoomExpireAt  = "roomExpireAt"
@@ -60,4 +76,5 @@ const (
 // "participants" covers every room's roster and "sessions" every roster's
 // sessions: Firestore TTL does not delete subcollections with their parent,
 // so each level needs its own.
-var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection, ReceiptsCollection, ClosingsCollection}
+var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection,
+	ReceiptsCollection, ClosingsCollection, RevisionsCollection}

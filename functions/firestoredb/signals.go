@@ -15,7 +15,7 @@ func (s *Store) SetTyping(ctx context.Context, ref presence.SessionRef, typing b
 		return err
 	}
 	signal := s.typing(ref.RoomID, ref.ParticipantID)
-	return s.transact(ctx, "typing", "", func(tx *txn, now time.Time) error {
+	return s.transact(ctx, "typing", func(tx *txn, now time.Time) error {
 		snaps, err := tx.getAll(s.session(ref.SessionKey), s.participant(ref.RoomID, ref.ParticipantID))
 		if err != nil {
 			return err
@@ -49,7 +49,7 @@ func (s *Store) MarkRead(ctx context.Context, req presence.ReceiptRequest) (int6
 	}
 	receipt := s.receipt(req.RoomID, req.ParticipantID)
 	var stored int64
-	err := s.transact(ctx, "receipts", "", func(tx *txn, now time.Time) error {
+	err := s.transact(ctx, "receipts", func(tx *txn, now time.Time) error {
 		snaps, err := tx.getAll(s.participant(req.RoomID, req.ParticipantID), receipt)
 		if err != nil {
 			return err

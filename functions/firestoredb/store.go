@@ -23,8 +23,6 @@ type Store struct {
 	// attempt sees one instant and a retried attempt sees a fresh one.
 	now func() time.Time
 	ops opMeter
-	// rooms queues this process's transactions per room (see roomQueue).
-	rooms *roomQueue
 	// hooks are seams for race tests only (set through export_test.go).
 	hooks testHooks
 }
@@ -48,7 +46,7 @@ type testHooks struct {
 // New returns a Store on client. now is the clock; production passes
 // time.Now, tests pass a clock they advance.
 func New(client *firestore.Client, settings presence.Settings, now func() time.Time) *Store {
-	return &Store{client: client, settings: settings, now: now, rooms: newRoomQueue()}
+	return &Store{client: client, settings: settings, now: now}
 }
 
 func (s *Store) room(id string) *firestore.DocumentRef {
@@ -95,7 +93,9 @@ func storeError(op string, err error) error {
 		return fmt.Errorf("%s: %w: %w", op, presence.Errorf(presence.EUnavailable, "the presence store did not answer in time; retry"), err)
 	}
 	switch status.Code(err) {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.Aborted, codes.ResourceExhausted:
+	// Canceled: the caller went away (a browser tab closing mid-leave);
+	// nothing failed on our side, so it is no server fault to log as one.
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Aborted, codes.ResourceExhausted, codes.Canceled:
 		return fmt.Errorf("%s: %w: %w", op, presence.Errorf(presence.EUnavailable, "the presence store is busy or unavailable; retry"), err)
 	}
 	return fmt.Errorf("%s: %w", op, err)

@@ -10,23 +10,35 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
+// dueRooms lists suspected_empty rooms; unreportedOnly leaves out those an
+// observing sweeper has reported already.
+func (s *Store) dueRooms(unreportedOnly bool) firestore.Query {
+	q := s.client.Collection(RoomsCollection).Where(FieldState, "==", string(presence.StateSuspectedEmpty))
+	if unreportedOnly {
+		q = q.Where(FieldTeardownReported, "==", false)
+	}
+	return q
+}
+
 // DueRooms returns up to limit rooms that are suspected_empty with their
-// cleanupAfter at or before now, the longest-waiting first.
-func (s *Store) DueRooms(ctx context.Context, now time.Time, limit int) ([]presence.Room, error) {
-	snaps, err := s.queryAll(ctx, s.client.Collection(RoomsCollection).
-		Where(FieldState, "==", string(presence.StateSuspectedEmpty)).
+// cleanupAfter at or before now, the longest-waiting first; with
+// unreportedOnly, only those not yet reported by an observing sweeper, so
+// that a sweeper that deletes nothing pages through them once.
+func (s *Store) DueRooms(ctx context.Context, now time.Time, limit int, unreportedOnly bool) (presence.Listing[presence.Room], error) {
+	var out presence.Listing[presence.Room]
+	snaps, err := s.queryAll(ctx, s.dueRooms(unreportedOnly).
 		Where(FieldCleanupAfter, "<=", now).
 		OrderBy(FieldCleanupAfter, firestore.Asc).Limit(limit))
 	if err != nil {
-		return nil, storeError("listing rooms due for teardown", err)
+		return out, storeError("listing rooms due for teardown", err)
 	}
-	out := make([]presence.Room, 0, len(snaps))
 	for _, snap := range snaps {
 		r, err := decodeRoom(snap, snap.Ref.ID)
 		if err != nil {
-			return nil, storeError("listing rooms due for teardown", err)
+			out.Undecodable = append(out.Undecodable, snap.Ref.Path)
+			continue
 		}
-		out = append(out, *r)
+		out.Items = append(out.Items, *r)
 	}
 	return out, nil
 }
@@ -41,7 +53,9 @@ func closingID(c presence.TeardownCandidate) string {
 // it re-reads the room, counts its live leases, and — only if the room is
 // still the same lifetime and generation, suspected_empty, past its grace,
 // with no live lease — deletes the room document and records its closing,
-// when enforce is set. Without enforce it only reports the verdict (observe).
+// when enforce is set. Without enforce it only reports the verdict (observe)
+// and marks the room as reported, so that it is not listed again until its
+// state changes.
 //
 // A room found suspected_empty with live leases is repaired to active in any
 // mode: that is bookkeeping, not destruction.
@@ -56,7 +70,7 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 	var res presence.TeardownResult
 	roomRef := s.room(c.RoomID)
 	closingRef := s.client.Collection(ClosingsCollection).Doc(closingID(c))
-	err := s.transact(ctx, "tearing down a room", "", func(tx *txn, now time.Time) error {
+	err := s.transact(ctx, "tearing down a room", func(tx *txn, now time.Time) error {
 		res = presence.TeardownResult{}
 		snaps, err := tx.getAll(roomRef)
 		if err != nil {
@@ -94,8 +108,34 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 			// documents under the room; decidedAt is the commit's server
 			// time, which tells this lifetime's documents from a newer one's.
 			return tx.set(closingRef, closingToRecord(closing))
+		case res.Verdict == presence.TearDown && !room.TeardownReported:
+			return tx.update(roomRef, []firestore.Update{{Path: FieldTeardownReported, Value: true}})
 		}
 		return nil
 	})
 	return res, err
+}
+
+// MarkReported marks c's room as reported by a sweeper that neither checks
+// nor deletes (off mode), if it is still the same lifetime and generation,
+// suspected_empty and not yet reported. It reports whether it marked it.
+func (s *Store) MarkReported(ctx context.Context, c presence.TeardownCandidate) (bool, error) {
+	roomRef := s.room(c.RoomID)
+	var marked bool
+	err := s.transact(ctx, "reporting a due room", func(tx *txn, now time.Time) error {
+		snaps, err := tx.getAll(roomRef)
+		if err != nil {
+			return err
+		}
+		room, err := decodeRoom(snaps[0], c.RoomID)
+		if err != nil {
+			return err
+		}
+		marked = presence.JudgeTeardown(now, room, c, 0) == presence.TearDown && !room.TeardownReported
+		if !marked {
+			return nil
+		}
+		return tx.update(roomRef, []firestore.Update{{Path: FieldTeardownReported, Value: true}})
+	})
+	return marked, err
 }

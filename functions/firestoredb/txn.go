@@ -21,41 +21,24 @@ type txn struct {
 }
 
 // transact runs f as one Firestore transaction, every attempt with a fresh
-// `now`, and maps its error for op. With a roomID, the transaction first
-// takes that room's turn in this process's queue (see roomQueue); pass ""
-// for transactions that do not contend on a room.
+// `now`, and maps its error for op.
 //
 // Firestore locks what a transaction reads until it commits, so everything f
 // decides from its reads holds at commit; a conflicting transaction makes
-// one of them retry, and f runs again from scratch.
-func (s *Store) transact(ctx context.Context, op, roomID string, f func(tx *txn, now time.Time) error, opts ...firestore.TransactionOption) error {
+// one of them retry, and f runs again from scratch. Nothing in this process
+// orders transactions: with many instances, only Firestore can, and the
+// layout keeps transactions of different users in one room from touching a
+// common document (see revision.go), so they have nothing to wait for.
+func (s *Store) transact(ctx context.Context, op string, f func(tx *txn, now time.Time) error, opts ...firestore.TransactionOption) error {
 	var last *txn
-	run := func() error {
-		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-			last = &txn{tx: tx, ops: &s.ops}
-			return f(last, s.now())
-		}, append([]firestore.TransactionOption{firestore.MaxAttempts(maxAttempts)}, opts...)...)
-	}
-	var err error
-	if roomID == "" {
-		err = run()
-	} else {
-		err = s.inRoomTurn(ctx, roomID, run)
-	}
+	err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		last = &txn{tx: tx, ops: &s.ops}
+		return f(last, s.now())
+	}, append([]firestore.TransactionOption{firestore.MaxAttempts(maxAttempts)}, opts...)...)
 	if err == nil && last != nil {
 		s.ops.write(last.writes)
 	}
 	return storeError(op, err)
-}
-
-// inRoomTurn runs f on roomID's turn in this process's queue.
-func (s *Store) inRoomTurn(ctx context.Context, roomID string, f func() error) error {
-	leave, err := s.rooms.enter(ctx, roomID)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	return f()
 }
 
 // getAll reads refs in one round trip. Missing documents come back as
@@ -74,14 +57,19 @@ func (t *txn) query(q firestore.Query) ([]*firestore.DocumentSnapshot, error) {
 	return snaps, err
 }
 
-func (t *txn) set(ref *firestore.DocumentRef, data any) error {
+func (t *txn) set(ref *firestore.DocumentRef, data any, opts ...firestore.SetOption) error {
 	t.writes++
-	return t.tx.Set(ref, data)
+	return t.tx.Set(ref, data, opts...)
 }
 
-func (t *txn) update(ref *firestore.DocumentRef, updates []firestore.Update) error {
+func (t *txn) create(ref *firestore.DocumentRef, data any) error {
 	t.writes++
-	return t.tx.Update(ref, updates)
+	return t.tx.Create(ref, data)
+}
+
+func (t *txn) update(ref *firestore.DocumentRef, updates []firestore.Update, preconds ...firestore.Precondition) error {
+	t.writes++
+	return t.tx.Update(ref, updates, preconds...)
 }
 
 func (t *txn) delete(ref *firestore.DocumentRef, preconds ...firestore.Precondition) error {

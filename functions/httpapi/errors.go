@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
 	"net/http"
 
 	"github.com/roomlease/roomlease/functions/httpjson"
@@ -41,7 +43,10 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		code, status = presence.EInternal, http.StatusInternalServerError
 	}
 	message := presence.ErrorMessage(err)
-	if status >= 500 {
+	// The caller hung up (a closing tab's last request): nobody reads the
+	// answer and nothing failed here, so it is not logged as a fault.
+	callerGone := errors.Is(r.Context().Err(), context.Canceled)
+	if status >= 500 && !callerGone {
 		h.log.ErrorContext(r.Context(), "request failed",
 			"httpRequest", map[string]any{"requestMethod": r.Method, "requestUrl": r.URL.Path, "status": status},
 			"code", code, "error", err.Error())

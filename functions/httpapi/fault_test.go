@@ -32,8 +32,8 @@ func (b brokenPresence) Join(context.Context, presence.JoinRequest) (presence.Jo
 func (b brokenPresence) Heartbeat(context.Context, presence.SessionRef) (time.Time, error) {
 	return time.Time{}, b.fail()
 }
-func (b brokenPresence) Leave(context.Context, presence.SessionRef) (bool, error) {
-	return false, b.fail()
+func (b brokenPresence) Leave(context.Context, presence.SessionRef) (presence.LeaveResult, error) {
+	return presence.LeaveResult{}, b.fail()
 }
 func (b brokenPresence) Roster(context.Context, presence.RosterRequest) (presence.Roster, error) {
 	return presence.Roster{}, b.fail()

@@ -55,8 +55,8 @@ func (acceptAll) Join(_ context.Context, r presence.JoinRequest) (presence.JoinR
 func (acceptAll) Heartbeat(_ context.Context, r presence.SessionRef) (time.Time, error) {
 	return time.Time{}, r.Validate()
 }
-func (acceptAll) Leave(_ context.Context, r presence.SessionRef) (bool, error) {
-	return false, r.Validate()
+func (acceptAll) Leave(_ context.Context, r presence.SessionRef) (presence.LeaveResult, error) {
+	return presence.LeaveResult{}, r.Validate()
 }
 func (acceptAll) Roster(_ context.Context, r presence.RosterRequest) (presence.Roster, error) {
 	return presence.Roster{}, r.Validate()

@@ -81,12 +81,22 @@ func (h *Handler) leave(w http.ResponseWriter, r *http.Request, roomID, uid stri
 	if err != nil {
 		return err
 	}
-	removed, err := h.store.Leave(r.Context(), ref)
+	res, err := h.store.Leave(r.Context(), ref)
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, map[string]bool{"removed": removed})
+	body := leaveResponse{Removed: res.Removed}
+	if !res.CleanupAfter.IsZero() {
+		body.CleanupAfter = formatTime(res.CleanupAfter)
+	}
+	httpjson.Write(w, http.StatusOK, body)
 	return nil
+}
+
+type leaveResponse struct {
+	Removed bool `json:"removed"`
+	// CleanupAfter is present when the room is in its empty-room grace.
+	CleanupAfter string `json:"cleanupAfter,omitempty"`
 }
 
 type rosterEntry struct {
@@ -108,7 +118,7 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID, uid strin
 	if err != nil {
 		return err
 	}
-	resp := roomResponse{RoomID: roomID, State: string(roster.Room.State), Revision: roster.Room.Revision,
+	resp := roomResponse{RoomID: roomID, State: string(roster.Room.State), Revision: roster.Revision,
 		Participants: make([]rosterEntry, 0, len(roster.Participants))}
 	for _, p := range roster.Participants {
 		resp.Participants = append(resp.Participants, rosterEntry{

@@ -31,7 +31,7 @@ const (
 // ExpiryResult is what expiring one session did.
 type ExpiryResult struct {
 	Outcome       Outcome
-	RoomSuspected bool // the roster became empty
+	RoomSuspected bool // the roster became empty and the room entered its grace
 }
 
 // PlanExpiry re-checks a candidate against the session as read inside the

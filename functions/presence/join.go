@@ -4,8 +4,10 @@ import "time"
 
 // JoinResult is what a successful join tells the client.
 type JoinResult struct {
-	Session  Session
-	Revision int64 // the room's revision after the join
+	Session Session
+	// Revision is the room's revision read after the join committed: it
+	// reflects this join and possibly later changes.
+	Revision int64
 }
 
 // JoinState is what the store read, inside its transaction, for a join.
@@ -13,57 +15,71 @@ type JoinResult struct {
 type JoinState struct {
 	Room        *Room
 	Participant *Participant
-	Session     *Session
-	Policy      *Policy
+	// Sessions are the user's session documents in this room, the joining
+	// one among them if it exists.
+	Sessions []Session
+	Policy   *Policy
+	// Entries is the number of roster entries, counted only when the join
+	// would add one (it is needed for the participant cap).
+	Entries int
 }
 
-// JoinPlan is what a join writes. The store writes Session always, and Room
-// and Participant only when their flags say so: a reconnect of a known
+// RoomStep is a lifecycle transition a join needs before it can proceed.
+// The store makes it on its own, as a single conditional write of the room
+// document, and then runs the join again: the join itself never writes the
+// room, so concurrent joins of one room write no common document.
+type RoomStep int
+
+const (
+	NoRoomStep RoomStep = iota
+	CreateRoom          // the room does not exist: create it, active
+	ReviveRoom          // the room is in its empty-room grace: make it active again
+)
+
+// JoinPlan is what a join writes. The store writes Session always, and the
+// Participant only when WriteParticipant says so: a reconnect of a known
 // session changes nothing that roster listeners see.
 type JoinPlan struct {
+	// RoomStep, when set, is all the plan says: make it (Room is the room
+	// to write), then join again.
+	RoomStep         RoomStep
 	Room             Room
-	WriteRoom        bool
 	Participant      Participant
-	WriteParticipant bool
-	Session          Session
-	RoomReactivated  bool // the join ended an empty-room grace
+	WriteParticipant bool // a visible change: it counts once in the revision
+	// AddsEntry says the join would put a new user on the roster, so the
+	// store must count the entries for the cap (JoinState.Entries).
+	AddsEntry bool
+	Session   Session
 }
 
-// PlanJoin decides a join at now. Returns EForbidden if the room's policy does
-// not list the user, and ERoomFull if a new participant would exceed the cap.
+// PlanJoin decides a join at now. Returns EForbidden if the room's policy
+// does not list the user, and ERoomFull if a new participant would exceed the
+// cap (judged by st.Entries, which the store counts whenever the user has no
+// entry yet).
 func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPlan, error) {
 	if !st.Policy.allows(req.ParticipantID) {
 		return JoinPlan{}, Errorf(EForbidden, "this room admits only its listed participants")
 	}
-	var p JoinPlan
 
 	// 1. The room: create it, or bring it back from the empty-room grace.
 	// Advancing the generation is what makes a teardown decided before this
 	// join lose its compare-and-set.
-	if st.Room == nil {
-		p.Room = Room{ID: req.RoomID, State: StateActive, Generation: 1, CreatedAt: now}
-		p.WriteRoom = true
-	} else {
-		p.Room = *st.Room
-		if p.Room.State != StateActive {
-			p.Room.State = StateActive
-			p.Room.Generation++
-			p.Room.CleanupAfter = time.Time{}
-			p.Room.EmptySince = time.Time{}
-			p.WriteRoom = true
-			p.RoomReactivated = true
-		}
+	switch {
+	case st.Room == nil:
+		return JoinPlan{RoomStep: CreateRoom, Room: s.NewRoom(now, req.RoomID)}, nil
+	case st.Room.State != StateActive:
+		return JoinPlan{RoomStep: ReviveRoom, Room: s.Reactivate(now, *st.Room)}, nil
 	}
+	p := JoinPlan{Room: *st.Room}
 
 	// 2. The roster entry: one per user, whatever the number of tabs.
 	if st.Participant == nil {
-		if p.Room.ParticipantCount >= s.roomCap(st.Policy) {
+		p.AddsEntry = true
+		if st.Entries >= s.roomCap(st.Policy) {
 			return JoinPlan{}, Errorf(ERoomFull, "the room has reached its limit of %d participants", s.roomCap(st.Policy))
 		}
 		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName, JoinedAt: now}
 		p.WriteParticipant = true
-		p.Room.ParticipantCount++
-		p.Room.PeakParticipants = max(p.Room.PeakParticipants, p.Room.ParticipantCount)
 	} else {
 		p.Participant = *st.Participant
 		if req.HasDisplayName && req.DisplayName != p.Participant.DisplayName {
@@ -72,36 +88,40 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 		}
 	}
 
-	// 3. The session: always a new generation and a fresh lease. Only a new
-	// session changes the roster entry (its session count). A session found
-	// without a roster entry is a leftover of an earlier life of the room
-	// (awaiting cleanup) and counts as new.
-	if st.Session == nil || st.Participant == nil {
-		var prev int64
-		if st.Session != nil {
-			prev = st.Session.Generation
+	// 3. The session: always a new generation and a fresh lease, larger
+	// than any the stored session document had.
+	p.Session = Session{RoomID: req.RoomID, ParticipantID: req.ParticipantID, ID: req.SessionID, CreatedAt: now}
+	var prev int64
+	for _, sess := range st.Sessions {
+		if sess.ID == req.SessionID {
+			prev, p.Session.CreatedAt = sess.Generation, sess.CreatedAt
 		}
-		p.Session = Session{RoomID: req.RoomID, ParticipantID: req.ParticipantID, ID: req.SessionID, CreatedAt: now,
-			Generation: nextGeneration(now, prev)}
-		p.Participant.SessionCount++
-		p.WriteParticipant = true
-	} else {
-		p.Session = *st.Session
-		p.Session.Generation = nextGeneration(now, st.Session.Generation)
 	}
+	p.Session.Generation = nextGeneration(now, prev)
 	p.Session.LeaseExpiresAt = now.Add(s.Lease)
 	p.Session.ExpireAt = p.Session.LeaseExpiresAt.Add(s.SessionRetention)
 
-	// 4. Every visible change counts once in the room's revision.
+	// 4. The session count, recounted: the user's other live sessions and
+	// this one. A reconnect of a known live session leaves it as it was.
+	if count := liveOthers(now, st.Sessions, req.SessionID) + 1; count != p.Participant.SessionCount {
+		p.Participant.SessionCount = count
+		p.WriteParticipant = true
+	}
 	if p.WriteParticipant {
 		p.Participant.ExpireAt = now.Add(s.RecordHorizon)
-		p.Room.Revision++
-		p.WriteRoom = true
-	}
-	if p.WriteRoom {
-		p.Room.UpdatedAt = now
-		p.Room.ExpireAt = now.Add(s.RecordHorizon)
 	}
 	p.Session.RoomExpireAt, p.Session.EntryExpireAt = p.Room.ExpireAt, p.Participant.ExpireAt
 	return p, nil
+}
+
+// liveOthers counts the sessions in sessions, other than sessionID, whose
+// lease holds at now.
+func liveOthers(now time.Time, sessions []Session, sessionID string) int {
+	n := 0
+	for _, sess := range sessions {
+		if sess.ID != sessionID && sess.Live(now) {
+			n++
+		}
+	}
+	return n
 }

@@ -2,29 +2,45 @@ package presence
 
 import "time"
 
-// DepartureState is what the store read for removing one session: the
-// session, its roster entry and its room (nil when absent).
-type DepartureState struct {
-	Room        *Room
-	Participant *Participant
-	Session     *Session
+// LeaveResult is what a leave tells the client.
+type LeaveResult struct {
+	Removed bool
+	// CleanupAfter is set when, after this leave, the room is in its
+	// empty-room grace: the time from which it may be torn down unless
+	// someone joins. The last participant out can show a countdown from it
+	// without reading the room.
+	CleanupAfter time.Time
 }
 
-// DeparturePlan is what removing a session writes.
+// DepartureState is what the store read for removing one session: the
+// session, the user's roster entry, and all of the user's session documents
+// in the room (the departing one among them). Nil means absent.
+type DepartureState struct {
+	Participant *Participant
+	Session     *Session
+	Sessions    []Session
+}
+
+// DeparturePlan is what removing a session writes. It never writes the room
+// document: whether the room became empty is decided afterwards, by
+// PlanEmptiness, in a transaction of its own.
 type DeparturePlan struct {
 	// Removed is false when nothing is to be done; the store then writes
 	// nothing at all.
 	Removed bool
 	// The session document is deleted whenever Removed is set.
 	DeleteParticipant bool
-	WriteParticipant  bool
+	WriteParticipant  bool // a visible change: it counts once in the revision
 	Participant       Participant
-	WriteRoom         bool
-	Room              Room
-	// RoomSuspected reports that the roster became empty and the room
-	// entered its grace.
-	RoomSuspected bool
+	// DepartedAt is when the participant actually left: the request's time
+	// for a leave, the lease's end for an expiry. The empty-room grace
+	// counts from it, so that a sweep that comes late does not also delay
+	// the teardown.
+	DepartedAt time.Time
 }
+
+// VisibleChange reports whether the plan changes what roster listeners see.
+func (p DeparturePlan) VisibleChange() bool { return p.DeleteParticipant || p.WriteParticipant }
 
 // PlanLeave decides a client's leave at now. A leave whose generation is not
 // the stored one (a late leave of an earlier connection) or whose session is
@@ -36,46 +52,27 @@ func (s Settings) PlanLeave(now time.Time, st DepartureState, ref SessionRef) De
 	return s.planDeparture(now, now, st)
 }
 
-// planDeparture removes st.Session and updates what depends on it. It is the
-// one place where a roster entry and a room react to a session going, for
-// leaves and for lease expiry alike. departedAt is when the participant
-// actually left: now for a leave, the lease deadline for an expiry. The
-// empty-room grace counts from it, so that a sweep that comes late does not
-// also delay the teardown.
+// planDeparture removes st.Session and recounts the user's live sessions.
+// It is the one place where a roster entry reacts to a session going, for
+// leaves and for lease expiry alike.
 func (s Settings) planDeparture(now, departedAt time.Time, st DepartureState) DeparturePlan {
-	p := DeparturePlan{Removed: true}
+	p := DeparturePlan{Removed: true, DepartedAt: departedAt}
 	if st.Participant == nil {
 		// An orphaned session (its roster entry is already gone): deleting
 		// it is all there is to do, and no listener sees a change.
 		return p
 	}
 	p.Participant = *st.Participant
-	p.Participant.SessionCount--
-	if p.Participant.SessionCount <= 0 {
+	// Recounted, not decremented: a count that drifted (sessions removed
+	// by TTL while the sweeper was down) heals at the next departure.
+	remaining := liveOthers(now, st.Sessions, st.Session.ID)
+	switch {
+	case remaining == 0:
 		p.DeleteParticipant = true
-	} else {
-		p.WriteParticipant = true
+	case remaining != p.Participant.SessionCount:
+		p.Participant.SessionCount = remaining
 		p.Participant.ExpireAt = now.Add(s.RecordHorizon)
+		p.WriteParticipant = true
 	}
-	if st.Room == nil {
-		return p
-	}
-	p.Room = *st.Room
-	p.WriteRoom = true
-	p.Room.Revision++
-	if p.DeleteParticipant && p.Room.ParticipantCount > 0 {
-		p.Room.ParticipantCount--
-	}
-	if p.Room.ParticipantCount == 0 && p.Room.State == StateActive {
-		// Not yet a deletion: a room only suspected of being empty is torn
-		// down by the sweeper after the grace, once it has proved inside a
-		// transaction that no lease is live and the generation is unchanged.
-		p.Room.State = StateSuspectedEmpty
-		p.Room.EmptySince = departedAt
-		p.Room.CleanupAfter = departedAt.Add(s.EmptyRoomGrace)
-		p.RoomSuspected = true
-	}
-	p.Room.UpdatedAt = now
-	p.Room.ExpireAt = now.Add(s.RecordHorizon)
 	return p
 }

@@ -1,6 +1,7 @@
 package presence_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -8,14 +9,15 @@ import (
 	"github.com/roomlease/roomlease/internal/testclock"
 )
 
-// world applies plans to in-memory state, as the store does in a
-// transaction, so that sequences of decisions can be tested with a clock and
+// world applies plans to in-memory state, as the store does in its
+// transactions, so that sequences of decisions can be tested with a clock and
 // no Firestore.
 type world struct {
 	t        *testing.T
 	s        presence.Settings
 	clock    *testclock.Clock
 	room     *presence.Room
+	revision int64
 	entries  map[string]*presence.Participant
 	sessions map[string]*presence.Session // key uid/session
 }
@@ -25,15 +27,38 @@ func newWorld(t *testing.T) *world {
 		entries: map[string]*presence.Participant{}, sessions: map[string]*presence.Session{}}
 }
 
-func (w *world) join(uid, sid string) (presence.JoinPlan, error) {
-	st := presence.JoinState{Room: w.room, Participant: w.entries[uid], Session: w.sessions[uid+"/"+sid]}
-	p, err := w.s.PlanJoin(w.clock.Now(), st, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: uid, SessionID: sid}})
-	if err != nil {
-		return p, err
+func (w *world) userSessions(uid string) []presence.Session {
+	var out []presence.Session
+	for k, sess := range w.sessions {
+		if strings.HasPrefix(k, uid+"/") {
+			out = append(out, *sess)
+		}
 	}
-	room, entry, sess := p.Room, p.Participant, p.Session
-	w.room, w.entries[uid], w.sessions[uid+"/"+sid] = &room, &entry, &sess
-	return p, nil
+	return out
+}
+
+// join plans and applies a join, making the room's lifecycle step first
+// when the plan asks for one, as the store does.
+func (w *world) join(uid, sid string) (presence.JoinPlan, error) {
+	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: uid, SessionID: sid}}
+	for {
+		st := presence.JoinState{Room: w.room, Participant: w.entries[uid], Sessions: w.userSessions(uid), Entries: len(w.entries)}
+		p, err := w.s.PlanJoin(w.clock.Now(), st, req)
+		if err != nil {
+			return p, err
+		}
+		if p.RoomStep != presence.NoRoomStep {
+			room := p.Room
+			w.room = &room
+			continue
+		}
+		entry, sess := p.Participant, p.Session
+		w.entries[uid], w.sessions[uid+"/"+sid] = &entry, &sess
+		if p.WriteParticipant {
+			w.revision++
+		}
+		return p, nil
+	}
 }
 
 func (w *world) mustJoin(uid, sid string) presence.JoinPlan {
@@ -45,11 +70,13 @@ func (w *world) mustJoin(uid, sid string) presence.JoinPlan {
 	return p
 }
 
-func (w *world) leave(uid, sid string, gen int64) presence.DeparturePlan {
-	st := presence.DepartureState{Room: w.room, Participant: w.entries[uid], Session: w.sessions[uid+"/"+sid]}
+// leave plans and applies a leave and, when it removed the entry, the
+// emptiness check that follows it.
+func (w *world) leave(uid, sid string, gen int64) (presence.DeparturePlan, presence.Emptiness) {
+	st := presence.DepartureState{Participant: w.entries[uid], Session: w.sessions[uid+"/"+sid], Sessions: w.userSessions(uid)}
 	p := w.s.PlanLeave(w.clock.Now(), st, presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: uid, SessionID: sid}, Generation: gen})
 	if !p.Removed {
-		return p
+		return p, presence.StillOccupied
 	}
 	delete(w.sessions, uid+"/"+sid)
 	switch {
@@ -59,11 +86,17 @@ func (w *world) leave(uid, sid string, gen int64) presence.DeparturePlan {
 		e := p.Participant
 		w.entries[uid] = &e
 	}
-	if p.WriteRoom {
-		r := p.Room
-		w.room = &r
+	if p.VisibleChange() {
+		w.revision++
 	}
-	return p
+	if !p.DeleteParticipant {
+		return p, presence.StillOccupied
+	}
+	room, e := w.s.PlanEmptiness(w.clock.Now(), w.room, len(w.entries), p.DepartedAt)
+	if e == presence.BecameEmpty || e == presence.LaterDeparture {
+		w.room = &room
+	}
+	return p, e
 }
 
 func (w *world) heartbeat(uid, sid string, gen int64) error {
@@ -106,7 +139,7 @@ func TestLease_LiveUntilItsDeadlineThenNeverRevived(t *testing.T) {
 
 	// Joining again is the way back, with a larger generation.
 	again := w.mustJoin("alice", "tab")
-	if again.Session.Generation <= g || again.WriteParticipant || again.WriteRoom {
+	if again.Session.Generation <= g || again.WriteParticipant || again.RoomStep != presence.NoRoomStep {
 		t.Fatalf("rejoin: %+v, want a larger generation and no roster change", again)
 	}
 }
@@ -139,20 +172,19 @@ func TestRoomLifecycle_ActiveSuspectedActive(t *testing.T) {
 		t.Fatalf("new room %+v", w.room)
 	}
 	w.clock.Advance(time.Second)
-	p := w.leave("alice", "tab", a)
-	if !p.RoomSuspected || w.room.State != presence.StateSuspectedEmpty {
-		t.Fatalf("after the last leave: %+v", w.room)
+	if _, e := w.leave("alice", "tab", a); e != presence.BecameEmpty || w.room.State != presence.StateSuspectedEmpty {
+		t.Fatalf("after the last leave: %v, %+v", e, w.room)
 	}
 	if want := w.clock.Now().Add(w.s.EmptyRoomGrace); !w.room.CleanupAfter.Equal(want) {
 		t.Fatalf("cleanupAfter %v, want %v", w.room.CleanupAfter, want)
 	}
 	w.clock.Advance(w.s.EmptyRoomGrace / 2)
-	j := w.mustJoin("bob", "phone")
-	if !j.RoomReactivated || w.room.State != presence.StateActive || w.room.Generation != 2 || !w.room.CleanupAfter.IsZero() {
+	w.mustJoin("bob", "phone")
+	if w.room.State != presence.StateActive || w.room.Generation != 2 || !w.room.CleanupAfter.IsZero() {
 		t.Fatalf("a join in the grace left the room %+v", w.room)
 	}
-	if w.room.Revision != 3 {
-		t.Fatalf("revision %d, want 3 (join, leave, join)", w.room.Revision)
+	if w.revision != 3 {
+		t.Fatalf("revision %d, want 3 (join, leave, join)", w.revision)
 	}
 }
 
@@ -171,7 +203,7 @@ func TestLeave_StaleOrMissingRemovesNothing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if p := w.leave("alice", tc.sid, tc.gen); p.Removed || p.WriteRoom || p.WriteParticipant || p.DeleteParticipant {
+			if p, _ := w.leave("alice", tc.sid, tc.gen); p.Removed || p.WriteParticipant || p.DeleteParticipant {
 				t.Fatalf("plan %+v, want nothing", p)
 			}
 		})
@@ -185,18 +217,21 @@ func TestJoin_Admission(t *testing.T) {
 	s := presence.DefaultSettings()
 	now := testclock.Start
 	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: "mallory", SessionID: "s"}}
-	full := &presence.Room{ID: "r", State: presence.StateActive, Generation: 1, ParticipantCount: 3}
+	open := &presence.Room{ID: "r", State: presence.StateActive, Generation: 1}
 	tests := []struct {
 		name   string
 		state  presence.JoinState
 		want   string
 		wantOK bool
 	}{
-		{"open room", presence.JoinState{}, "", true},
-		{"not on the guest list", presence.JoinState{Policy: &presence.Policy{AllowedUsers: []string{"alice"}}}, presence.EForbidden, false},
-		{"on the guest list", presence.JoinState{Policy: &presence.Policy{AllowedUsers: []string{"mallory"}}}, "", true},
-		{"room at its own cap", presence.JoinState{Room: full, Policy: &presence.Policy{MaxParticipants: 3}}, presence.ERoomFull, false},
-		{"policy cap above the global cap is ignored", presence.JoinState{Room: full, Policy: &presence.Policy{MaxParticipants: 1 << 30}}, "", true},
+		{"open room", presence.JoinState{Room: open}, "", true},
+		{"not on the guest list", presence.JoinState{Room: open, Policy: &presence.Policy{AllowedUsers: []string{"alice"}}}, presence.EForbidden, false},
+		{"not on the guest list of a room yet to be created", presence.JoinState{Policy: &presence.Policy{AllowedUsers: []string{"alice"}}}, presence.EForbidden, false},
+		{"on the guest list", presence.JoinState{Room: open, Policy: &presence.Policy{AllowedUsers: []string{"mallory"}}}, "", true},
+		{"room at its own cap", presence.JoinState{Room: open, Entries: 3, Policy: &presence.Policy{MaxParticipants: 3}}, presence.ERoomFull, false},
+		{"room below its own cap", presence.JoinState{Room: open, Entries: 2, Policy: &presence.Policy{MaxParticipants: 3}}, "", true},
+		{"room at the global cap", presence.JoinState{Room: open, Entries: s.MaxParticipants}, presence.ERoomFull, false},
+		{"policy cap above the global cap is ignored", presence.JoinState{Room: open, Entries: 3, Policy: &presence.Policy{MaxParticipants: 1 << 30}}, "", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,7 +25,7 @@ type Store interface {
 	Heartbeat(ctx context.Context, ref SessionRef) (time.Time, error)
 	// Leave ends a session and reports whether it removed anything; a stale
 	// generation or a session already gone is not an error.
-	Leave(ctx context.Context, ref SessionRef) (bool, error)
+	Leave(ctx context.Context, ref SessionRef) (LeaveResult, error)
 	// Roster reads a room's live roster for one of its participants.
 	// Returns ENotFound for a room that does not exist and EForbidden for a
 	// caller who is not a live participant.
@@ -47,27 +47,48 @@ type SweepStore interface {
 	CleanupMode(ctx context.Context) (string, error)
 	// ExpiredSessions lists up to limit sessions whose lease ended at or
 	// before now, the oldest deadline first.
-	ExpiredSessions(ctx context.Context, now time.Time, limit int) ([]ExpiryCandidate, error)
+	ExpiredSessions(ctx context.Context, now time.Time, limit int) (Listing[ExpiryCandidate], error)
 	// ExpireSession removes a candidate's session; its Outcome is Conflict
 	// when the session was renewed or rejoined since it was listed.
 	ExpireSession(ctx context.Context, c ExpiryCandidate) (ExpiryResult, error)
 	// ExpiredTyping lists up to limit typing signals expired at or before now.
-	ExpiredTyping(ctx context.Context, now time.Time, limit int) ([]TypingCandidate, error)
+	ExpiredTyping(ctx context.Context, now time.Time, limit int) (Listing[TypingCandidate], error)
 	// ClearTyping removes a signal unless it was renewed since it was listed.
 	ClearTyping(ctx context.Context, c TypingCandidate) (Outcome, error)
-	// DueRooms lists up to limit suspected_empty rooms past their grace.
-	DueRooms(ctx context.Context, now time.Time, limit int) ([]Room, error)
+	// DueRooms lists up to limit suspected_empty rooms past their grace;
+	// with unreportedOnly, only those not yet marked reported.
+	DueRooms(ctx context.Context, now time.Time, limit int, unreportedOnly bool) (Listing[Room], error)
 	// TearDown makes the authoritative occupancy check; it deletes only on
-	// a TearDown verdict with enforce set.
+	// a TearDown verdict with enforce set, and otherwise marks such a room
+	// reported.
 	TearDown(ctx context.Context, c TeardownCandidate, enforce bool) (TeardownResult, error)
+	// MarkReported marks a due room reported without checking it (off
+	// mode); false if it changed since it was listed or was marked already.
+	MarkReported(ctx context.Context, c TeardownCandidate) (bool, error)
 	// PurgeClosed finishes up to limit teardowns and returns how many.
 	PurgeClosed(ctx context.Context, limit int) (int, error)
-	// RepairEmptyActive marks up to limit active rooms with an empty roster
-	// suspected_empty and returns how many.
-	RepairEmptyActive(ctx context.Context, limit int) (int, error)
+	// RepairEmptyActive re-checks rooms that may have been left active with
+	// an empty roster since since (looking at up to limit candidates) and
+	// starts their grace; it reports how many and how far it looked.
+	RepairEmptyActive(ctx context.Context, since time.Time, limit int) (RepairReport, error)
 	// NextDeadline returns the earliest lease end, typing expiry or
-	// cleanupAfter, or the zero time when nothing is scheduled.
-	NextDeadline(ctx context.Context) (time.Time, error)
+	// cleanupAfter (with unreportedOnly, of unreported rooms only), or the
+	// zero time when nothing is scheduled.
+	NextDeadline(ctx context.Context, unreportedOnly bool) (time.Time, error)
 	// WriteSweepStatus stores the latest run's summary for operators.
 	WriteSweepStatus(ctx context.Context, summary map[string]any) error
 }
+
+// Listing is what one of the sweeper's listings found: the candidates, and
+// the paths of listed documents that do not read as candidates (another
+// app's documents in a collection group of the same name, a hand edit).
+// Those are skipped and reported: one bad document must never stop a
+// pass, and with it all cleanup.
+type Listing[T any] struct {
+	Items       []T
+	Undecodable []string
+}
+
+// Len is how many documents the listing read, readable or not: the number
+// to compare with the listing's limit.
+func (l Listing[T]) Len() int { return len(l.Items) + len(l.Undecodable) }

@@ -14,33 +14,49 @@ const (
 	StateSuspectedEmpty RoomState = "suspected_empty"
 )
 
-// Room is the document clients see at rooms/{roomId}.
+// Room is the document clients see at rooms/{roomId}. It changes only on
+// lifecycle transitions (created, emptied, revived), never on an ordinary
+// join or leave, so that a crowd joining one room through many instances
+// writes no common document. The roster's revision and size live elsewhere
+// (see Roster).
 type Room struct {
 	ID    string
 	State RoomState
 	// Generation advances each time the room (re)enters active: on creation
 	// and on any join during the empty-room grace. A teardown commits only if
 	// the generation it read is still current.
-	Generation int64
-	// Revision rises by one on every change to a roster entry.
-	Revision         int64
-	ParticipantCount int // roster entries, live or awaiting expiry
-	PeakParticipants int
-	EmptySince       time.Time // when the roster last became empty; set while suspected_empty
-	CleanupAfter     time.Time // EmptySince + grace; set while suspected_empty, else zero
+	Generation   int64
+	EmptySince   time.Time // when the roster last became empty; set while suspected_empty
+	CleanupAfter time.Time // EmptySince + grace; set while suspected_empty, else zero
+	// TeardownReported is set by a sweeper in observe or off mode once it
+	// has reported this room as due, so that it reports (and reads) each
+	// room once per state rather than on every pass. Any lifecycle write
+	// clears it.
+	TeardownReported bool
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 	ExpireAt         time.Time // TTL backstop; see Settings.RecordHorizon
 }
 
+// NewRoom is a room created by a join at now: active, generation 1.
+func (s Settings) NewRoom(now time.Time, id string) Room {
+	return Room{ID: id, State: StateActive, Generation: 1, CreatedAt: now, UpdatedAt: now,
+		ExpireAt: now.Add(s.RecordHorizon)}
+}
+
 // Participant is one user's roster entry at rooms/{roomId}/participants/{uid}:
 // the document roster listeners watch. It changes only on visible changes.
 type Participant struct {
-	RoomID       string
-	ID           string // the user's uid
-	DisplayName  string
-	JoinedAt     time.Time
-	SessionCount int // sessions (tabs, app instances) holding or awaiting expiry of a lease
+	RoomID      string
+	ID          string // the user's uid
+	DisplayName string
+	JoinedAt    time.Time
+	// SessionCount is how many of the user's sessions (tabs, app instances)
+	// held a live lease at the last visible change. It is recounted from the
+	// session documents on every join and departure, never carried forward
+	// by increments, so sessions that vanished without a departure (TTL
+	// while the sweeper was down) cannot keep an entry alive.
+	SessionCount int
 	ExpireAt     time.Time
 }
 

@@ -31,6 +31,12 @@ type Settings struct {
 	// ArchiveReceipts copies a room's read receipts under its closing record
 	// at teardown; otherwise they are deleted with the room.
 	ArchiveReceipts bool
+
+	// RevisionShards is how many documents a room's revision is spread
+	// over. Each visible roster change increments one of them (chosen by the
+	// user's id) inside its transaction, so concurrent changes by different
+	// users rarely write the same document; readers add them up.
+	RevisionShards int
 }
 
 // DefaultSettings are the operating defaults of DESIGN.md.
@@ -44,6 +50,7 @@ func DefaultSettings() Settings {
 		RecordHorizon:    30 * 24 * time.Hour,
 		SessionRetention: 24 * time.Hour,
 		ClosingRetention: 30 * 24 * time.Hour,
+		RevisionShards:   16,
 	}
 }
 
@@ -66,10 +73,26 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("record horizon %v must be at least 48h: heartbeats refresh it only within its last day", s.RecordHorizon)
 	case s.ClosingRetention < time.Hour:
 		return fmt.Errorf("closing retention %v must be at least 1h", s.ClosingRetention)
+	case s.RevisionShards < 1 || s.RevisionShards > 64:
+		return fmt.Errorf("revision shards %d must be between 1 and 64", s.RevisionShards)
 	case s.SessionRetention < time.Hour:
 		return fmt.Errorf("session retention %v must be at least 1h", s.SessionRetention)
 	}
 	return nil
+}
+
+// ExactCapMargin is how close to its cap a room's roster may be before joins
+// count its entries inside their transaction. Further away, a count read
+// just before the transaction is enough, and concurrent joins do not
+// serialise on the count; closer, they do, so the last places are exact
+// unless more than ExactCapMargin joins race for them at once.
+const ExactCapMargin = 50
+
+// CountExactly reports whether a join that adds an entry to a room whose
+// roster had entries when counted outside the transaction must count again
+// inside it.
+func (s Settings) CountExactly(entries int, p *Policy) bool {
+	return entries >= s.roomCap(p)-ExactCapMargin
 }
 
 func (s Settings) roomCap(p *Policy) int {

@@ -69,6 +69,7 @@ func (s Settings) Reactivate(now time.Time, room Room) Room {
 	room.State = StateActive
 	room.Generation++
 	room.CleanupAfter, room.EmptySince = time.Time{}, time.Time{}
+	room.TeardownReported = false
 	room.UpdatedAt = now
 	room.ExpireAt = now.Add(s.RecordHorizon)
 	return room
@@ -79,23 +80,19 @@ func (s Settings) Reactivate(now time.Time, room Room) Room {
 // now: nothing better is known about when it emptied.
 func (s Settings) Suspect(now time.Time, room Room) Room {
 	room.State = StateSuspectedEmpty
-	room.EmptySince = now
-	room.CleanupAfter = now.Add(s.EmptyRoomGrace)
-	room.UpdatedAt = now
-	room.ExpireAt = now.Add(s.RecordHorizon)
+	s.startGrace(now, &room, now)
 	return room
 }
 
 // Closing is the record kept of a torn-down room lifetime.
 type Closing struct {
-	RoomID           string
-	OpenedAt         time.Time
-	EmptySince       time.Time
-	ClosedAt         time.Time
-	PeakParticipants int
-	Generation       int64
-	Reason           string
-	ExpireAt         time.Time
+	RoomID     string
+	OpenedAt   time.Time
+	EmptySince time.Time
+	ClosedAt   time.Time
+	Generation int64
+	Reason     string
+	ExpireAt   time.Time
 }
 
 // CleanupLag is the time from the last departure to the teardown: the
@@ -105,6 +102,6 @@ func (c Closing) CleanupLag() time.Duration { return c.ClosedAt.Sub(c.EmptySince
 // CloseRoom returns the closing record of room torn down at now.
 func (s Settings) CloseRoom(now time.Time, room Room) Closing {
 	return Closing{RoomID: room.ID, OpenedAt: room.CreatedAt, EmptySince: room.EmptySince, ClosedAt: now,
-		PeakParticipants: room.PeakParticipants, Generation: room.Generation, Reason: "empty",
+		Generation: room.Generation, Reason: "empty",
 		ExpireAt: now.Add(s.ClosingRetention)}
 }

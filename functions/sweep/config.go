@@ -17,6 +17,9 @@ type Config struct {
 	MinWait     time.Duration // shortest pause between passes; default 100ms
 	MaxWait     time.Duration // longest pause between passes; default 5s
 	MaxBackoff  time.Duration // longest pause after failures; default 30s
+	// RepairLookback is how far back a newly started sweeper re-checks
+	// rooms whose roster may have emptied unnoticed; default 10m.
+	RepairLookback time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -33,6 +36,7 @@ func (c Config) withDefaults() Config {
 	def(&c.MinWait, 100*time.Millisecond)
 	def(&c.MaxWait, 5*time.Second)
 	def(&c.MaxBackoff, 30*time.Second)
+	def(&c.RepairLookback, 10*time.Minute)
 	if c.BatchSize == 0 {
 		c.BatchSize = 200
 	}

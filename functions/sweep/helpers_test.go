@@ -85,9 +85,9 @@ func (f *fixture) join(tb testing.TB, room, uid, session string) presence.Sessio
 
 func (f *fixture) leave(tb testing.TB, s presence.Session) {
 	tb.Helper()
-	removed, err := f.store.Leave(f.ctx, presence.SessionRef{SessionKey: presence.SessionKey{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID}, Generation: s.Generation})
-	if err != nil || !removed {
-		tb.Fatalf("leave: removed=%v err=%v", removed, err)
+	res, err := f.store.Leave(f.ctx, presence.SessionRef{SessionKey: presence.SessionKey{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID}, Generation: s.Generation})
+	if err != nil || !res.Removed {
+		tb.Fatalf("leave: removed=%v err=%v", res.Removed, err)
 	}
 }
 
@@ -151,4 +151,15 @@ func (f *fixture) docData(tb testing.TB, path string) map[string]any {
 		tb.Fatalf("reading %s: %v", path, err)
 	}
 	return snap.Data()
+}
+
+// shardOf returns the revision shard the room's changes by alice landed on:
+// the one shard document under rooms/{room}/rosterRevisions.
+func (f *fixture) shardOf(tb testing.TB, room string) *firestore.DocumentRef {
+	tb.Helper()
+	refs, err := f.client.Collection("rooms/" + room + "/rosterRevisions").DocumentRefs(f.ctx).GetAll()
+	if err != nil || len(refs) == 0 {
+		tb.Fatalf("revision shards of %s: %v %v", room, refs, err)
+	}
+	return refs[len(refs)-1]
 }

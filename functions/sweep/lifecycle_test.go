@@ -62,7 +62,7 @@ func TestSweep_CrashedClientThenEmptyRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := closing.Data()
-	if c["reason"] != "empty" || c["peakParticipants"] != int64(1) || c["pendingCleanup"] != false {
+	if c["reason"] != "empty" || c["generation"] != int64(1) || c["pendingCleanup"] != false {
 		t.Fatalf("closing record %v", c)
 	}
 }
@@ -96,7 +96,8 @@ func TestRace5_JoinDuringGraceKeepsTheRoom(t *testing.T) {
 func (f *fixture) dueAfterGrace(t *testing.T) []presence.Room {
 	t.Helper()
 	f.clock.Advance(f.settings.EmptyRoomGrace)
-	due, err := f.store.DueRooms(f.ctx, f.clock.Now(), 10)
+	listing, err := f.store.DueRooms(f.ctx, f.clock.Now(), 10, false)
+	due := listing.Items
 	if err != nil || len(due) == 0 {
 		t.Fatalf("due rooms %v %v", due, err)
 	}
@@ -122,11 +123,24 @@ func TestSweep_ObserveReportsWhatEnforceDeletes(t *testing.T) {
 	if observed.Mode != sweep.Observe || observed.RoomsDeleted != 0 {
 		t.Fatalf("observe pass: %+v", observed)
 	}
-	if changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
-		t.Fatalf("observe mode wrote %v", changed)
+	// The only write: each reported room is marked, so that it is read and
+	// reported once per state, not on every pass.
+	after := emulatortest.Snapshot(t, f.client)
+	changed := emulatortest.Changed(before, after)
+	sort.Strings(changed)
+	if want := []string{"rooms/a", "rooms/b", "rooms/c"}; !equal(changed, want) {
+		t.Fatalf("observe mode wrote %v, want only the marks on %v", changed, want)
+	}
+	for _, p := range changed {
+		if room := f.docData(t, p); room["teardownReported"] != true || room["state"] != "suspected_empty" {
+			t.Fatalf("%s after observing: %v", p, room)
+		}
 	}
 	if !strings.Contains(f.logs.String(), "would be torn down") {
 		t.Fatal("observe mode logged no per-room evidence")
+	}
+	if again := f.pass(t, s); again.RoomsEligible != 0 || len(again.Candidates) != 0 {
+		t.Fatalf("a second observe pass reported the same rooms again: %+v", again)
 	}
 
 	if err := f.store.SetCleanupMode(f.ctx, "enforce"); err != nil {

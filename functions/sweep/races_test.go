@@ -45,7 +45,8 @@ func TestRace2_HeartbeatAgainstExpiry(t *testing.T) {
 		sw := f.sweeperStore(t)
 		alice := f.join(t, "r2", "alice", "tab")
 		f.clock.Advance(f.settings.Lease - time.Millisecond)
-		seen, err := sw.ExpiredSessions(f.ctx, f.clock.Now().Add(2*time.Millisecond), 10)
+		listing, err := sw.ExpiredSessions(f.ctx, f.clock.Now().Add(2*time.Millisecond), 10)
+		seen := listing.Items
 		if err != nil || len(seen) != 1 {
 			t.Fatalf("the sweeper's view: %v %v", seen, err)
 		}
@@ -65,7 +66,8 @@ func TestRace2_HeartbeatAgainstExpiry(t *testing.T) {
 		sw := f.sweeperStore(t)
 		alice := f.join(t, "r2", "alice", "tab")
 		f.clock.Advance(f.settings.Lease - time.Millisecond)
-		seen, err := sw.ExpiredSessions(f.ctx, f.clock.Now().Add(2*time.Millisecond), 10)
+		listing, err := sw.ExpiredSessions(f.ctx, f.clock.Now().Add(2*time.Millisecond), 10)
+		seen := listing.Items
 		if err != nil || len(seen) != 1 {
 			t.Fatalf("the sweeper's view: %v %v", seen, err)
 		}
@@ -87,7 +89,8 @@ func TestRace2_HeartbeatAgainstExpiry(t *testing.T) {
 			room := "rc" + itoa(int64(i))
 			alice := f.join(t, room, "alice", "tab")
 			f.clock.Advance(f.settings.Lease - time.Millisecond)
-			seen, err := sw.ExpiredSessions(f.ctx, f.clock.Now().Add(2*time.Millisecond), 10)
+			listing, err := sw.ExpiredSessions(f.ctx, f.clock.Now().Add(2*time.Millisecond), 10)
+			seen := listing.Items
 			if err != nil || len(seen) != 1 {
 				t.Fatalf("the sweeper's view: %v %v", seen, err)
 			}
@@ -204,8 +207,8 @@ type cutAfterListing struct {
 	armed bool
 }
 
-func (c *cutAfterListing) DueRooms(ctx context.Context, now time.Time, limit int) ([]presence.Room, error) {
-	rooms, err := c.Store.DueRooms(ctx, now, limit)
+func (c *cutAfterListing) DueRooms(ctx context.Context, now time.Time, limit int, unreportedOnly bool) (presence.Listing[presence.Room], error) {
+	rooms, err := c.Store.DueRooms(ctx, now, limit, unreportedOnly)
 	if c.armed {
 		c.proxy.Cut()
 	}

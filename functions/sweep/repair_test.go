@@ -1,6 +1,7 @@
 package sweep_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -11,23 +12,39 @@ import (
 	"github.com/roomlease/roomlease/functions/sweep"
 )
 
-// A missed event can leave a room marked active with an empty roster; a run
-// repairs it to suspected_empty, and it is then torn down after the grace.
+// A leave whose request died between its commit and its emptiness check
+// leaves the room active with an empty roster, and only the mark on the
+// revision shard says so. A run re-checks it: the room enters its grace,
+// counted from the departure, and is torn down after it.
 func TestRun_RepairsActiveRoomWithEmptyRoster(t *testing.T) {
 	f := MustOpen(t)
-	_, err := f.client.Doc("rooms/orphan").Set(f.ctx, map[string]any{
-		"roomId": "orphan", "state": "active", "generation": 1, "revision": 4, "participantCount": 0,
-		"createdAt": f.clock.Now(), "updatedAt": f.clock.Now(), "expireAt": f.clock.Now().AddDate(0, 1, 0),
-	})
+	s := f.sweeper(t, f.store, sweep.Config{RunBudget: time.Millisecond} /* one pass */)
+	alice := f.join(t, "orphan", "alice", "tab")
+	f.clock.Advance(time.Second)
+	departedAt := f.clock.Now()
+	// What the leave's transaction wrote, and nothing after it.
+	shard := f.shardOf(t, "orphan")
+	_, err := f.client.Batch().
+		Delete(f.client.Doc("rooms/orphan/participants/alice/sessions/"+alice.ID)).
+		Delete(f.client.Doc("rooms/orphan/participants/alice")).
+		Set(shard, map[string]any{"roomId": "orphan", "changes": firestore.Increment(1), "mayBeEmptyAt": departedAt}, firestore.MergeAll).
+		Commit(f.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := f.sweeper(t, f.store, sweep.Config{RunBudget: time.Millisecond} /* one pass */)
-	if sum := s.Run(f.ctx); sum.RoomsRepaired != 1 {
+	if sum := s.Run(f.ctx); sum.RoomsRepaired != 0 {
+		t.Fatalf("a run within the settling time repaired %d rooms; the departing request may still be checking", sum.RoomsRepaired)
+	}
+	f.clock.Advance(10 * time.Second)
+	if sum := s.Run(f.ctx); sum.RoomsRepaired != 1 || sum.FailedSteps != 0 {
 		t.Fatalf("run: %+v", sum)
 	}
-	if f.roomState(t, "orphan") != "suspected_empty" {
-		t.Fatalf("not repaired: %s", f.roomState(t, "orphan"))
+	room := f.docData(t, "rooms/orphan")
+	if room["state"] != "suspected_empty" || !departedAt.Equal(room["emptySince"].(time.Time)) {
+		t.Fatalf("room %v, want suspected_empty since the departure at %v", room, departedAt)
+	}
+	if sum := s.Run(f.ctx); sum.RoomsRepaired != 0 {
+		t.Fatalf("the next run repaired %d rooms again", sum.RoomsRepaired)
 	}
 	f.clock.Advance(f.settings.EmptyRoomGrace)
 	if r := f.pass(t, s); r.RoomsDeleted != 1 {
@@ -80,5 +97,42 @@ func TestTeardown_ArchivesReceiptsWhenConfigured(t *testing.T) {
 	archived, err := f.client.Doc("roomClosings/kept~" + itoa(alice.CreatedAt.UnixMicro()) + "/receipts/alice").Get(f.ctx)
 	if err != nil || archived.Data()["lastReadSeq"] != int64(42) {
 		t.Fatalf("archived receipt: %v %v", archived.Data(), err)
+	}
+}
+
+// One document that is not presence data must not stop cleanup: another
+// app's "sessions" collection in the same database, and a hand-edited
+// session that no longer decodes, are both listed by the expiry query. The
+// pass skips and counts them, logs their paths, and expires the real
+// crashed session all the same.
+func TestPass_SkipsDocumentsThatAreNotPresenceData(t *testing.T) {
+	f := MustOpen(t)
+	s := f.sweeper(t, f.store, sweep.Config{})
+	f.join(t, "real", "alice", "tab")
+	past := f.clock.Now().Add(-time.Hour)
+	foreign := f.client.Doc("shop/carts/sessions/cart-1")
+	edited := f.client.Doc("rooms/edited/participants/bob/sessions/tab")
+	if _, err := foreign.Set(f.ctx, map[string]any{"leaseExpiresAt": past, "items": 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := edited.Set(f.ctx, map[string]any{"leaseExpiresAt": past, "generation": "seven"}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(f.settings.Lease)
+
+	r := f.pass(t, s)
+	if r.Err != nil || r.FailedSteps != 0 || r.SessionsExpired != 1 || r.SkippedDocuments != 2 {
+		t.Fatalf("pass: %+v, want alice's session expired and the two foreign documents skipped", r)
+	}
+	for _, path := range []string{foreign.Path, edited.Path} {
+		if !strings.Contains(f.logs.String(), path) {
+			t.Errorf("no log line names %s", path)
+		}
+		if _, err := f.client.Doc(strings.SplitN(path, "/documents/", 2)[1]).Get(f.ctx); err != nil {
+			t.Errorf("the sweeper touched %s: %v", path, err)
+		}
+	}
+	if f.exists(t, "rooms/real/participants/alice") {
+		t.Fatal("alice is still listed after her lease ended")
 	}
 }

@@ -20,6 +20,10 @@ type Counts struct {
 	// FailedSteps counts steps of a pass that failed (a read, a
 	// transaction, the mode lookup); a failed step ends its pass.
 	FailedSteps int
+	// SkippedDocuments counts listed documents that did not read as
+	// candidates (another app's data in a shared collection group, a hand
+	// edit); each is logged with its path and the pass goes on.
+	SkippedDocuments int
 }
 
 // named lists each counter once, with its name in the summary line (the
@@ -41,6 +45,7 @@ func (c *Counts) named() []struct {
 		{"roomsPurged", &c.RoomsPurged},
 		{"generationConflicts", &c.GenerationConflicts},
 		{"failedSteps", &c.FailedSteps},
+		{"skippedDocuments", &c.SkippedDocuments},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/roomlease/roomlease/functions/presence"
@@ -17,6 +18,13 @@ type Sweeper struct {
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
 	log   *slog.Logger
+
+	// repairedThrough is how far this instance's emptiness re-checks have
+	// looked (see repair). Runs on one instance may overlap, hence the
+	// lock. Another instance starts from its own lookback; re-checking a
+	// room twice is harmless.
+	mu              sync.Mutex
+	repairedThrough time.Time
 }
 
 // New returns a sweeper. now and sleep are the clock; tests pass a clock
@@ -86,8 +94,9 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	if err != nil {
 		return fail("listing expired sessions", err)
 	}
-	r.Backlog = len(expired) == s.cfg.BatchSize
-	for _, c := range expired {
+	s.skip(ctx, &r, expired.Undecodable)
+	r.Backlog = expired.Len() == s.cfg.BatchSize
+	for _, c := range expired.Items {
 		res, err := s.store.ExpireSession(ctx, c)
 		if err != nil {
 			return fail("expiring a session", err)
@@ -108,8 +117,9 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	if err != nil {
 		return fail("listing expired typing", err)
 	}
-	r.Backlog = r.Backlog || len(typing) == s.cfg.BatchSize
-	for _, c := range typing {
+	s.skip(ctx, &r, typing.Undecodable)
+	r.Backlog = r.Backlog || typing.Len() == s.cfg.BatchSize
+	for _, c := range typing.Items {
 		out, err := s.store.ClearTyping(ctx, c)
 		if err != nil {
 			return fail("clearing typing", err)
@@ -119,18 +129,27 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		}
 	}
 
-	// 3. Rooms past their grace.
-	due, err := s.store.DueRooms(ctx, now, s.cfg.BatchSize)
+	// 3. Rooms past their grace. A sweeper that deletes nothing (observe,
+	// off) reports each room once and marks it, so that it pages through
+	// them instead of reading the same ones on every pass.
+	due, err := s.store.DueRooms(ctx, now, s.cfg.BatchSize, mode != Enforce)
 	if err != nil {
 		return fail("listing due rooms", err)
 	}
-	r.Backlog = r.Backlog || len(due) == s.cfg.BatchSize
-	for _, room := range due {
+	s.skip(ctx, &r, due.Undecodable)
+	r.Backlog = r.Backlog || due.Len() == s.cfg.BatchSize
+	for _, room := range due.Items {
 		if age := now.Sub(room.CleanupAfter); age > r.OldestEligibleAge {
 			r.OldestEligibleAge = age
 		}
 		if mode == Off {
-			r.RoomsEligible++
+			marked, err := s.store.MarkReported(ctx, presence.CandidateOf(room))
+			if err != nil {
+				return fail("reporting a due room", err)
+			}
+			if marked {
+				r.RoomsEligible++
+			}
 			continue
 		}
 		if err := s.teardown(ctx, &r, room, mode == Enforce); err != nil {
@@ -148,6 +167,15 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		r.Backlog = r.Backlog || n == s.cfg.BatchSize
 	}
 	return r
+}
+
+// skip reports listed documents that are not presence data: counted, logged
+// with their path for an operator to look at, and otherwise left alone.
+func (s *Sweeper) skip(ctx context.Context, r *PassReport, paths []string) {
+	r.SkippedDocuments += len(paths)
+	for _, p := range paths {
+		s.log.WarnContext(ctx, "skipped a document that is not presence data", "component", "sweeper", "path", p)
+	}
 }
 
 func (s *Sweeper) teardown(ctx context.Context, r *PassReport, room presence.Room, enforce bool) error {
@@ -188,17 +216,7 @@ func (s *Sweeper) Run(ctx context.Context) Summary {
 	deadline := sum.Started.Add(s.cfg.RunBudget)
 	backoff := time.Duration(0)
 
-	// Repairs are rare and cost a query, so they run once per run, not
-	// once per pass. Like a pass, they are bounded in time: Firestore's
-	// client retries an unavailable backend until the deadline.
-	repairCtx, cancel := context.WithTimeout(ctx, s.cfg.PassTimeout)
-	if n, err := s.store.RepairEmptyActive(repairCtx, s.cfg.BatchSize); err != nil {
-		sum.FailedSteps++
-		sum.LastError = err.Error()
-	} else {
-		sum.RoomsRepaired += n
-	}
-	cancel()
+	s.repair(ctx, &sum)
 
 	for {
 		p := s.Pass(ctx)
@@ -227,13 +245,40 @@ func (s *Sweeper) Run(ctx context.Context) Summary {
 	return sum
 }
 
+// repair re-checks rooms that a departing request may have left active with
+// an empty roster (it died between its commit and its own check). It runs
+// once per run, not per pass: such rooms are rare, and the grace counts from
+// the departure, not from when the re-check comes. Like a pass it is bounded
+// in time: Firestore's client retries an unavailable backend until the
+// deadline.
+func (s *Sweeper) repair(ctx context.Context, sum *Summary) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.repairedThrough.IsZero() {
+		s.repairedThrough = sum.Started.Add(-s.cfg.RepairLookback)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.PassTimeout)
+	defer cancel()
+	rep, err := s.store.RepairEmptyActive(ctx, s.repairedThrough, s.cfg.BatchSize)
+	sum.RoomsRepaired += rep.Repaired
+	if rep.Through.After(s.repairedThrough) {
+		s.repairedThrough = rep.Through
+	}
+	if err != nil {
+		sum.FailedSteps++
+		sum.LastError = err.Error()
+	}
+}
+
 // nextWait sleeps until the next deadline, clamped to [MinWait, MaxWait];
 // with a backlog it only takes the minimum breath.
 func (s *Sweeper) nextWait(ctx context.Context, p PassReport) time.Duration {
 	if p.Backlog {
 		return s.cfg.MinWait
 	}
-	next, err := s.store.NextDeadline(ctx)
+	// Rooms an observing sweeper has reported stay due; their deadlines,
+	// in the past, must not wake it again at once.
+	next, err := s.store.NextDeadline(ctx, p.Mode != Enforce)
 	if err != nil || next.IsZero() {
 		return s.cfg.MaxWait
 	}

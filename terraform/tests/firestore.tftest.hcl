@@ -3,7 +3,9 @@
 # application's constants and firestore.indexes.json; these runs check that
 # the resources are built from them correctly.
 
-mock_provider "google" {}
+mock_provider "google" {
+  source = "./tests/mocks"
+}
 
 variables {
   project_id     = "roomlease-test"
@@ -12,8 +14,8 @@ variables {
 
 run "ttl_policy_on_every_collection_group" {
   assert {
-    condition     = toset(keys(google_firestore_field.ttl)) == toset(["rooms", "participants", "sessions", "typing", "receipts", "roomClosings"])
-    error_message = "Expected exactly one TTL field per collection group rooms, participants, sessions, typing, receipts, roomClosings; got ${jsonencode(keys(google_firestore_field.ttl))}."
+    condition     = toset(keys(google_firestore_field.ttl)) == toset(["rooms", "participants", "sessions", "typing", "receipts", "roomClosings", "rosterRevisions"])
+    error_message = "Expected exactly one TTL field per collection group rooms, participants, sessions, typing, receipts, roomClosings, rosterRevisions; got ${jsonencode(keys(google_firestore_field.ttl))}."
   }
 
   assert {
@@ -56,8 +58,8 @@ run "indexes_match_firestore_indexes_json" {
   }
 
   assert {
-    condition     = toset(keys(google_firestore_field.index_override)) == toset(["sessions.leaseExpiresAt", "typing.expiresAt"])
-    error_message = "The non-TTL field overrides must be exactly sessions.leaseExpiresAt and typing.expiresAt; got ${jsonencode(keys(google_firestore_field.index_override))}."
+    condition     = toset(keys(google_firestore_field.index_override)) == toset(["sessions.leaseExpiresAt", "typing.expiresAt", "rosterRevisions.mayBeEmptyAt"])
+    error_message = "The non-TTL field overrides must be exactly sessions.leaseExpiresAt, typing.expiresAt and rosterRevisions.mayBeEmptyAt; got ${jsonencode(keys(google_firestore_field.index_override))}."
   }
 
   assert {
@@ -71,23 +73,42 @@ run "indexes_match_firestore_indexes_json" {
   }
 }
 
-run "existing_default_database" {
+run "dedicated_database_by_default" {
   assert {
-    condition     = length(google_firestore_database.this) == 0
-    error_message = "No database may be created unless create_database is set."
+    condition     = length(google_firestore_database.this) == 1 && google_firestore_database.this[0].name == "roomlease"
+    error_message = "By default a database named roomlease must be created."
+  }
+
+  assert {
+    condition = (
+      google_firestore_database.this[0].type == "FIRESTORE_NATIVE" &&
+      google_firestore_database.this[0].location_id == "nam5" &&
+      google_firestore_database.this[0].delete_protection_state == "DELETE_PROTECTION_ENABLED" &&
+      google_firestore_database.this[0].deletion_policy == "ABANDON"
+    )
+    error_message = "The database must be a Native mode database in firestore_location that Terraform never deletes."
   }
 
   assert {
     condition = alltrue(concat(
-      [for f in google_firestore_field.ttl : f.database == "(default)"],
-      [for i in google_firestore_index.composite : i.database == "(default)"],
+      [for f in google_firestore_field.ttl : f.database == "roomlease"],
+      [for f in google_firestore_field.index_override : f.database == "roomlease"],
+      [for i in google_firestore_index.composite : i.database == "roomlease"],
     ))
-    error_message = "TTL policies and indexes must apply to the (default) database."
+    error_message = "TTL policies and indexes must apply to the roomlease database."
   }
 
   assert {
-    condition     = google_firebaserules_release.firestore.name == "cloud.firestore"
-    error_message = "The default database's rules release must be named cloud.firestore, got ${google_firebaserules_release.firestore.name}."
+    condition     = google_firebaserules_release.firestore.name == "cloud.firestore/roomlease"
+    error_message = "A named database's rules release must be cloud.firestore/<database>, got ${google_firebaserules_release.firestore.name}."
+  }
+
+  assert {
+    condition = (
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_DATABASE"] == "roomlease" &&
+      google_cloudfunctions2_function.sweep.service_config[0].environment_variables["ROOMLEASE_DATABASE"] == "roomlease"
+    )
+    error_message = "Both functions must be told to use the roomlease database."
   }
 
   assert {
@@ -101,41 +122,36 @@ run "existing_default_database" {
   }
 }
 
-run "named_database_created" {
+run "existing_default_database" {
   variables {
-    create_database = true
-    database_id     = "presence"
+    create_database = false
+    database_id     = "(default)"
   }
 
   assert {
-    condition     = length(google_firestore_database.this) == 1 && google_firestore_database.this[0].name == "presence"
-    error_message = "create_database must create the database database_id."
-  }
-
-  assert {
-    condition     = google_firestore_database.this[0].type == "FIRESTORE_NATIVE" && google_firestore_database.this[0].location_id == "nam5"
-    error_message = "The database must be a Native mode database in firestore_location."
+    condition     = length(google_firestore_database.this) == 0
+    error_message = "No database may be created when create_database is false."
   }
 
   assert {
     condition = alltrue(concat(
-      [for f in google_firestore_field.ttl : f.database == "presence"],
-      [for f in google_firestore_field.index_override : f.database == "presence"],
-      [for i in google_firestore_index.composite : i.database == "presence"],
+      [for f in google_firestore_field.ttl : f.database == "(default)"],
+      [for f in google_firestore_field.index_override : f.database == "(default)"],
+      [for i in google_firestore_index.composite : i.database == "(default)"],
     ))
-    error_message = "TTL policies and indexes must apply to the named database."
+    error_message = "TTL policies and indexes must apply to the (default) database."
   }
 
   assert {
-    condition     = google_firebaserules_release.firestore.name == "cloud.firestore/presence"
-    error_message = "A named database's rules release must be cloud.firestore/<database>, got ${google_firebaserules_release.firestore.name}."
+    condition     = google_firebaserules_release.firestore.name == "cloud.firestore"
+    error_message = "The default database's rules release must be named cloud.firestore, got ${google_firebaserules_release.firestore.name}."
   }
 
   assert {
     condition = (
-      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_DATABASE"] == "presence" &&
-      google_cloudfunctions2_function.sweep.service_config[0].environment_variables["ROOMLEASE_DATABASE"] == "presence"
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_DATABASE"] == "(default)" &&
+      google_cloudfunctions2_function.sweep.service_config[0].environment_variables["ROOMLEASE_DATABASE"] == "(default)"
     )
-    error_message = "Both functions must be told to use the named database."
+    error_message = "Both functions must be told to use the existing database."
   }
 }

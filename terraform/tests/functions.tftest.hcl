@@ -1,6 +1,8 @@
 # The functions, their identities and invokers, the scheduler and alerting.
 
-mock_provider "google" {}
+mock_provider "google" {
+  source = "./tests/mocks"
+}
 
 variables {
   project_id     = "roomlease-test"
@@ -34,6 +36,15 @@ override_resource {
 }
 
 override_resource {
+  target = google_service_account.build
+  values = {
+    email  = "roomlease-build@roomlease-test.iam.gserviceaccount.com"
+    member = "serviceAccount:roomlease-build@roomlease-test.iam.gserviceaccount.com"
+    id     = "projects/roomlease-test/serviceAccounts/roomlease-build@roomlease-test.iam.gserviceaccount.com"
+  }
+}
+
+override_resource {
   target = google_cloudfunctions2_function.sweep
   values = {
     url            = "https://us-central1-roomlease-test.cloudfunctions.net/roomlease-sweep"
@@ -45,7 +56,7 @@ run "environment_from_variables" {
   assert {
     condition = google_cloudfunctions2_function.presence.service_config[0].environment_variables == tomap({
       ROOMLEASE_PROJECT_ID         = "roomlease-test"
-      ROOMLEASE_DATABASE           = "(default)"
+      ROOMLEASE_DATABASE           = "roomlease"
       ROOMLEASE_HEARTBEAT_INTERVAL = "5s"
       ROOMLEASE_LEASE              = "15s"
       ROOMLEASE_EMPTY_ROOM_GRACE   = "30s"
@@ -111,9 +122,10 @@ run "build_from_uploaded_archive" {
       f.build_config[0].runtime == "go126" &&
       f.build_config[0].source[0].storage_source[0].object == google_storage_bucket_object.source.name &&
       f.build_config[0].source[0].storage_source[0].bucket == google_storage_bucket.source.name &&
-      f.build_config[0].service_account == google_service_account.build.id
+      f.build_config[0].service_account == google_service_account.build.id &&
+      f.build_config[0].docker_repository == google_artifact_registry_repository.functions.id
     ])
-    error_message = "Both functions must be built with go126 from the uploaded archive by the build account."
+    error_message = "Both functions must be built with go126 from the uploaded archive by the build account, into roomlease's repository."
   }
 
   assert {
@@ -142,6 +154,53 @@ run "least_privilege_identities" {
       google_project_iam_member.sweep_firestore.member == google_service_account.sweep.member
     )
     error_message = "Both runtime accounts need roles/datastore.user, and nothing here grants them more."
+  }
+
+  assert {
+    # IAM conditions on Firestore can name a database, nothing finer.
+    condition = alltrue([
+      for g in [google_project_iam_member.presence_firestore, google_project_iam_member.sweep_firestore] :
+      length(g.condition) == 1 && g.condition[0].expression == "resource.name == \"projects/roomlease-test/databases/roomlease\""
+    ])
+    error_message = "The runtime accounts' Firestore access must be conditioned on roomlease's database."
+  }
+
+  assert {
+    # Every project-level grant to a roomlease account, by role.
+    condition = {
+      for g in [
+        google_project_iam_member.presence_firestore,
+        google_project_iam_member.sweep_firestore,
+        google_project_iam_member.build_logs,
+        google_project_iam_member.build_sources,
+      ] : "${g.member} ${g.role}" => length(g.condition)
+      } == {
+      "serviceAccount:roomlease-presence@roomlease-test.iam.gserviceaccount.com roles/datastore.user"   = 1
+      "serviceAccount:roomlease-sweep@roomlease-test.iam.gserviceaccount.com roles/datastore.user"      = 1
+      "serviceAccount:roomlease-build@roomlease-test.iam.gserviceaccount.com roles/logging.logWriter"   = 0
+      "serviceAccount:roomlease-build@roomlease-test.iam.gserviceaccount.com roles/storage.objectAdmin" = 1
+    }
+    error_message = "Unexpected project-level grants (or conditions) for the roomlease accounts."
+  }
+}
+
+run "build_account_scoped_to_its_resources" {
+  assert {
+    condition = (
+      google_artifact_registry_repository_iam_member.build_push.role == "roles/artifactregistry.writer" &&
+      google_artifact_registry_repository_iam_member.build_push.member == google_service_account.build.member &&
+      google_artifact_registry_repository_iam_member.build_push.repository == google_artifact_registry_repository.functions.name
+    )
+    error_message = "The build account may push to roomlease's repository only."
+  }
+
+  assert {
+    condition = (
+      strcontains(google_project_iam_member.build_sources.condition[0].expression, "resource.name == \"projects/_/buckets/roomlease-test-roomlease-source\"") &&
+      strcontains(google_project_iam_member.build_sources.condition[0].expression, "resource.name.startsWith(\"projects/_/buckets/roomlease-test-roomlease-source/\")") &&
+      strcontains(google_project_iam_member.build_sources.condition[0].expression, "resource.name.startsWith(\"projects/_/buckets/gcf-v2-sources-\")")
+    )
+    error_message = "The build account's storage access must be limited to the source buckets: ${google_project_iam_member.build_sources.condition[0].expression}"
   }
 }
 
@@ -202,8 +261,17 @@ run "alerts_on_sweeper_metrics" {
   }
 
   assert {
-    condition     = toset(keys(google_logging_metric.sweep)) == toset(["cleanup_lag", "oldest_eligible_room_age", "generation_conflicts", "lease_check_failures"])
-    error_message = "Expected distribution metrics for cleanup lag, oldest eligible room age, generation conflicts and lease-check failures."
+    condition     = toset(keys(google_logging_metric.sweep)) == toset(["cleanup_lag", "oldest_eligible_room_age", "generation_conflicts", "failed_steps", "rooms_purged", "skipped_documents"])
+    error_message = "Expected distribution metrics for cleanup lag, oldest eligible room age, generation conflicts, failed steps and purged rooms."
+  }
+
+  assert {
+    condition = (
+      google_logging_metric.sweep["failed_steps"].name == "roomlease/sweep_failed_steps" &&
+      google_logging_metric.sweep["failed_steps"].value_extractor == "EXTRACT(jsonPayload.failedSteps)" &&
+      google_logging_metric.sweep["rooms_purged"].value_extractor == "EXTRACT(jsonPayload.roomsPurged)"
+    )
+    error_message = "The failed-steps metric must be roomlease/sweep_failed_steps from failedSteps; purged rooms come from roomsPurged."
   }
 
   assert {
@@ -224,7 +292,7 @@ run "alerts_on_sweeper_metrics" {
       for p in [
         google_monitoring_alert_policy.cleanup_lag,
         google_monitoring_alert_policy.oldest_eligible_room,
-        google_monitoring_alert_policy.lease_check_failures,
+        google_monitoring_alert_policy.failed_steps,
         google_monitoring_alert_policy.generation_conflicts,
         google_monitoring_alert_policy.sweeper_silent,
       ] : p.notification_channels == tolist(["projects/roomlease-test/notificationChannels/123"])
@@ -233,8 +301,9 @@ run "alerts_on_sweeper_metrics" {
   }
 
   assert {
-    condition     = google_monitoring_alert_policy.cleanup_lag.conditions[0].condition_threshold[0].threshold_value == 30
-    error_message = "The cleanup-lag alert must use cleanup_lag_target_seconds."
+    # Lag counts from the last departure: 30s grace + 30s target.
+    condition     = google_monitoring_alert_policy.cleanup_lag.conditions[0].condition_threshold[0].threshold_value == 60
+    error_message = "The cleanup-lag alert must fire above empty_room_grace + cleanup_lag_target_seconds."
   }
 }
 

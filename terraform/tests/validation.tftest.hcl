@@ -1,7 +1,9 @@
 # Bad inputs fail at plan time, with the same rules the functions apply at
 # start-up, instead of deploying a function that cannot start.
 
-mock_provider "google" {}
+mock_provider "google" {
+  source = "./tests/mocks"
+}
 
 variables {
   project_id     = "roomlease-test"

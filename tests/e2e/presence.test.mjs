@@ -13,6 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { until } from '../lib/poll.mjs';
 
 const WEB_URL = (process.env.ROOMLEASE_E2E_WEB_URL || '').replace(/\/+$/, '');
 const SWEEP = Number(process.env.ROOMLEASE_E2E_SWEEP_SECONDS || 1);
@@ -24,19 +25,6 @@ const SLACK = Number(process.env.ROOMLEASE_E2E_SLACK_SECONDS || 6);
 
 const ROOM = `e2e-${Date.now().toString(36)}`;
 
-/** Polls `probe` until it returns a truthy value; fails with `what` and the last value seen. */
-async function until(what, probe, timeoutMs, intervalMs = 100) {
-  const start = Date.now();
-  let last;
-  for (;;) {
-    last = await probe();
-    if (last) return { value: last, ms: Date.now() - start };
-    if (Date.now() - start > timeoutMs) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}; last seen: ${JSON.stringify(last)}`);
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
 
 const rosterOf = (page) => page.$$eval('[data-testid=participant]', (els) => els.map((e) => e.dataset.name).sort());
 const textOf = (page, id) => page.textContent(`[data-testid=${id}]`).then((t) => (t || '').trim());

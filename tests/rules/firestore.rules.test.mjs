@@ -49,14 +49,13 @@ function emulator() {
 // room.
 const later = Timestamp.fromMillis(Date.UTC(2100, 0, 1));
 
-function roomDoc(roomId, state, count) {
+function roomDoc(roomId, state) {
   return {
     roomId,
     state,
     generation: 1,
-    revision: count,
-    participantCount: count,
-    peakParticipants: count,
+    teardownReported: false,
+    emptySince: state === 'suspected_empty' ? later : null,
     cleanupAfter: state === 'suspected_empty' ? later : null,
     createdAt: later,
     updatedAt: later,
@@ -71,9 +70,9 @@ function entry(roomId, uid) {
 async function seed(testEnv) {
   await testEnv.withSecurityRulesDisabled(async (ctx) => {
     const db = ctx.firestore();
-    await setDoc(doc(db, 'rooms/standup'), roomDoc('standup', 'active', 2));
-    await setDoc(doc(db, 'rooms/retro'), roomDoc('retro', 'active', 1));
-    await setDoc(doc(db, 'rooms/quiet'), roomDoc('quiet', 'suspected_empty', 0));
+    await setDoc(doc(db, 'rooms/standup'), roomDoc('standup', 'active'));
+    await setDoc(doc(db, 'rooms/retro'), roomDoc('retro', 'active'));
+    await setDoc(doc(db, 'rooms/quiet'), roomDoc('quiet', 'suspected_empty'));
     for (const [room, uid] of [['standup', 'alice'], ['standup', 'bob'], ['retro', 'carol']]) {
       await setDoc(doc(db, `rooms/${room}/participants/${uid}`), entry(room, uid));
       await setDoc(doc(db, `rooms/${room}/participants/${uid}/sessions/tab-1`), {
@@ -83,6 +82,9 @@ async function seed(testEnv) {
       await setDoc(doc(db, `rooms/${room}/receipts/${uid}`), {
         participantId: uid, lastReadSeq: 3, updatedAt: later, expireAt: later,
       });
+    }
+    for (const room of ['standup', 'retro']) {
+      await setDoc(doc(db, `rooms/${room}/rosterRevisions/3`), { roomId: room, changes: 2, expireAt: later });
     }
     await setDoc(doc(db, 'rooms/standup/typing/bob'), {
       participantId: 'bob', displayName: 'bob', expiresAt: later, expireAt: later,
@@ -117,7 +119,7 @@ describe('firestore.rules', () => {
   describe('a participant of the room may read', () => {
     test('the room document', async () => {
       const snap = await assertSucceeds(getDoc(doc(as('alice'), 'rooms/standup')));
-      if (snap.data().revision !== 2) throw new Error('unexpected room data');
+      if (snap.data().state !== 'active' || snap.data().roomId !== 'standup') throw new Error('unexpected room data');
     });
     test('one roster entry, their own or another', async () => {
       await assertSucceeds(getDoc(doc(as('alice'), 'rooms/standup/participants/alice')));
@@ -134,6 +136,10 @@ describe('firestore.rules', () => {
     test('read receipts, one or all', async () => {
       await assertSucceeds(getDoc(doc(as('bob'), 'rooms/standup/receipts/alice')));
       await assertSucceeds(getDocs(collection(as('bob'), 'rooms/standup/receipts')));
+    });
+    test('the revision shards a listener adds up', async () => {
+      await assertSucceeds(getDocs(collection(as('bob'), 'rooms/standup/rosterRevisions')));
+      await assertSucceeds(getDoc(doc(as('bob'), 'rooms/standup/rosterRevisions/3')));
     });
     test('a document that does not exist yet in their room', async () => {
       await assertSucceeds(getDoc(doc(as('alice'), 'rooms/standup/typing/alice')));
@@ -159,12 +165,14 @@ describe('firestore.rules', () => {
       await assertFails(getDocs(collection(db, 'rooms/retro/typing')));
       await assertFails(getDoc(doc(db, 'rooms/retro/receipts/carol')));
       await assertFails(getDocs(collection(db, 'rooms/retro/receipts')));
+      await assertFails(getDocs(collection(db, 'rooms/retro/rosterRevisions')));
     });
     test('rosters, typing or receipts across rooms (collection group)', async () => {
       const db = as('alice');
       await assertFails(getDocs(collectionGroup(db, 'participants')));
       await assertFails(getDocs(collectionGroup(db, 'typing')));
       await assertFails(getDocs(collectionGroup(db, 'receipts')));
+      await assertFails(getDocs(collectionGroup(db, 'rosterRevisions')));
     });
     test('the list of rooms', async () => {
       await assertFails(getDocs(collection(as('alice'), 'rooms')));
@@ -189,6 +197,7 @@ describe('firestore.rules', () => {
       await assertFails(getDoc(doc(db, 'rooms/standup/typing/bob')));
       await assertFails(getDocs(collection(db, 'rooms/standup/receipts')));
       await assertFails(getDoc(doc(db, 'rooms/standup/receipts/alice')));
+      await assertFails(getDocs(collection(db, 'rooms/standup/rosterRevisions')));
       await assertFails(getDoc(doc(db, 'rooms/standup/participants/alice/sessions/tab-1')));
     });
     test('may get an empty room\'s document, to watch its grace period and teardown', async () => {
@@ -233,7 +242,7 @@ describe('firestore.rules', () => {
     const writers = [['member', () => as('alice')], ['outsider', () => as('dave')], ['signed out', anon]];
     const targets = [
       ['the room document', 'rooms/standup', { state: 'active' }],
-      ['a new room', 'rooms/brand-new', roomDoc('brand-new', 'active', 1)],
+      ['a new room', 'rooms/brand-new', roomDoc('brand-new', 'active')],
       ['their own roster entry', 'rooms/standup/participants/alice', { displayName: 'Mallory' }],
       ['another roster entry', 'rooms/standup/participants/bob', { displayName: 'Mallory' }],
       ['a session', 'rooms/standup/participants/alice/sessions/tab-1', { generation: 99 }],

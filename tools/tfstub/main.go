@@ -5,16 +5,23 @@
 //
 // What it does: it serves the schema that `terraform providers schema -json`
 // printed for the real provider (resources, data sources, ephemeral
-// resources, functions and the provider block), accepts every configuration
-// the schema accepts, and plans a change as exactly the proposed state.
+// resources, functions and the provider block), so Terraform core catches
+// what the schema catches (unknown attributes and blocks, missing required
+// ones, wrong types, block counts). On top of that it makes the value checks
+// the real provider makes in code for the attributes roomlease's
+// configuration sets (checks.go): IAM member formats, service account IDs,
+// service names and enum values. Those checks run in `terraform validate`
+// and, with mock_provider, in `terraform test` once mocked values are
+// known, which is where a random mock string in an IAM member shows up. It
+// plans a change as exactly the proposed state.
 //
 // What it does not do: it talks to no API, so it cannot apply, import, read
 // data sources or call provider functions; those requests fail with an error
-// that says so. Attribute-level checks that the real provider performs in
-// code (enum values, regular expressions) are not reproduced: the stub
-// catches what the schema catches (unknown attributes and blocks, missing
-// required ones, wrong types, block counts), which is what Terraform core
-// checks against any provider's schema.
+// that says so. It does not reproduce the provider's plan-time logic
+// (CustomizeDiff, defaults, diff suppression, replacement decisions), nor
+// value checks on attributes that checks.go does not list; a resource type
+// new to the configuration fails this package's tests until it has been
+// reviewed (reviewedTypes), a new attribute on a known type does not.
 //
 // The schema file is located by the -schema flag, else TFSTUB_SCHEMA, else
 // the path baked in at build time with

@@ -9,9 +9,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Server implements tfprotov5.ProviderServer on a schema alone. Validation
-// requests succeed (Terraform core has already checked the configuration
-// against the schema before it asks the provider), planning echoes the
+// Server implements tfprotov5.ProviderServer on a schema alone. Resource
+// validation runs the value checks of checks.go on top of the schema checks
+// Terraform core has already made; planning echoes the
 // proposed state, and anything that would need the real API fails with
 // errNoAPI.
 //
@@ -118,8 +118,27 @@ func (s *Server) StopProvider(context.Context, *tfprotov5.StopProviderRequest) (
 
 // Resources.
 
-func (s *Server) ValidateResourceTypeConfig(context.Context, *tfprotov5.ValidateResourceTypeConfigRequest) (*tfprotov5.ValidateResourceTypeConfigResponse, error) {
-	return &tfprotov5.ValidateResourceTypeConfigResponse{}, nil
+// ValidateResourceTypeConfig runs the value checks of checks.go. Terraform
+// core has already checked the configuration against the schema; what is
+// left is what the real provider checks in code.
+func (s *Server) ValidateResourceTypeConfig(_ context.Context, req *tfprotov5.ValidateResourceTypeConfigRequest) (*tfprotov5.ValidateResourceTypeConfigResponse, error) {
+	rules := rulesFor(req.TypeName)
+	if len(rules) == 0 || req.Config == nil {
+		return &tfprotov5.ValidateResourceTypeConfigResponse{}, nil
+	}
+	ps, err := s.Schema()
+	if err != nil {
+		return &tfprotov5.ValidateResourceTypeConfigResponse{Diagnostics: errDiag("loading the provider schema", err)}, nil
+	}
+	schema, ok := ps.Resources[req.TypeName]
+	if !ok {
+		return &tfprotov5.ValidateResourceTypeConfigResponse{Diagnostics: unknownType("resource", req.TypeName)}, nil
+	}
+	config, err := req.Config.Unmarshal(schema.ValueType())
+	if err != nil {
+		return &tfprotov5.ValidateResourceTypeConfigResponse{Diagnostics: errDiag("decoding the configuration", err)}, nil
+	}
+	return &tfprotov5.ValidateResourceTypeConfigResponse{Diagnostics: checkValues(req.TypeName, config, rules)}, nil
 }
 
 func (s *Server) UpgradeResourceState(_ context.Context, req *tfprotov5.UpgradeResourceStateRequest) (*tfprotov5.UpgradeResourceStateResponse, error) {

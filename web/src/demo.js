@@ -5,7 +5,7 @@
 import { initializeApp } from 'firebase/app';
 import { connectAuthEmulator, getAuth, onAuthStateChanged, signInAnonymously } from 'firebase/auth';
 import { connectFirestoreEmulator, getFirestore } from 'firebase/firestore';
-import { createRoomleaseClient } from './roomlease.js';
+import { createRoomleaseClient } from '@roomlease/client/browser';
 
 const $ = (id) => document.getElementById(id);
 const NAMES = ['Ada', 'Grace', 'Linus', 'Margaret', 'Alan', 'Barbara', 'Ken', 'Radia', 'Edsger', 'Frances'];
@@ -15,15 +15,16 @@ const STATUS_TEXT = {
   joined: 'live',
   rejoining: 'rejoining…',
   left: 'left',
-  crashed: 'crashed (no heartbeats)',
+  paused: 'crashed (no heartbeats)',
   expired: 'lease expired',
+  away: 'away (page hidden)',
   denied: 'not admitted',
   closed: 'closed',
 };
 
 let config = null;
 let client = null;
-/** @type {import('./roomlease').Room | null} */
+/** @type {import('@roomlease/client').Room | null} */
 let room = null;
 let unsubscribe = [];
 
@@ -62,7 +63,9 @@ async function main() {
     });
   });
 
-  client = createRoomleaseClient({ apiUrl: config.apiUrl, auth, firestore });
+  // The grace lets the last one to leave show a countdown before the leave
+  // reply carries the server's own cleanupAfter.
+  client = createRoomleaseClient({ apiUrl: config.apiUrl, auth, firestore, emptyRoomGraceSeconds: config.emptyRoomGraceSeconds });
   window.roomleaseDemo = { client, get room() { return room; }, config };
   $('whoami').innerHTML = '';
   $('whoami').append('Signed in anonymously as ', code(short(user.uid)), ' · this tab\'s session ', code(short(client.sessionId)));
@@ -143,18 +146,19 @@ function bindRoom(r) {
       if (status === 'rejoining') log('The server no longer knew this lease (409): joining again.');
       if (status === 'joined' && reason === 'rejoin') log(`Rejoined with generation ${r.generation}.`);
       if (status === 'joined' && reason === 'resume') log('Recovered from the crash: checking the lease…');
-      if (status === 'crashed') log('Crash simulated: no more heartbeats, no leave.');
+      if (status === 'paused') log('Crash simulated: no more heartbeats, no leave.');
       if (status === 'expired') log('Your lease ran out and the sweeper removed you.');
       if (status === 'denied') log('The room refused you.');
     }),
     r.on('roster', ({ participants }) => {
       const now = new Map(participants.map((p) => [p.participantId, p.displayName]));
-      if (r.status === 'joined' || r.status === 'crashed') {
+      if (r.status === 'joined' || r.status === 'paused') {
         for (const [id, n] of now) if (!lastNames.has(id) && id !== r.participantId) log(`${n || 'Someone'} joined.`);
         for (const [id, n] of lastNames) if (!now.has(id) && id !== r.participantId) log(`${n || 'Someone'} left.`);
       }
       lastNames = now;
       renderRoster(participants);
+      if (r.room?.state === 'active') renderLifecycle(r.room);
     }),
     r.on('typing', ({ typing }) => renderTyping(typing)),
     r.on('receipts', () => renderRoster(r.participants)),
@@ -166,15 +170,9 @@ function bindRoom(r) {
       else if (info.state === 'active' && was === 'suspected_empty') log('Someone joined during the grace period: the room is active again.');
       renderLifecycle(info);
     }),
-    r.on('gap', async ({ from, to }) => {
-      // Firestore coalesces fast changes, so a jump is normal; re-reading
-      // through the API shows the roster that the latest revision reflects.
-      try {
-        const snap = await r.refresh();
-        log(`Revision jumped ${from} → ${to}; re-read: ${snap.participants.length} live at revision ${snap.revision}.`);
-      } catch {
-        // Left meanwhile: nothing to reconcile.
-      }
+    // Revisions only ever increase, by any amount: show the latest.
+    r.on('revision', ({ revision }) => {
+      $('revision').textContent = String(revision);
     }),
     r.on('error', ({ error, during }) => {
       if (during !== 'heartbeat' || error.status !== 0) log(`${during} failed: ${error.message} (retrying)`);
@@ -210,11 +208,11 @@ async function onLeaveButton() {
 
 function onCrashButton() {
   if (!room) return;
-  if (room.status === 'crashed' || room.status === 'expired') {
+  if (room.status === 'paused' || room.status === 'expired') {
     room.resume();
     $('crash-button').textContent = 'Simulate crash';
   } else if (room.status === 'joined') {
-    room.simulateCrash();
+    room.pause();
     $('crash-button').textContent = 'Recover';
   }
 }
@@ -224,7 +222,7 @@ function onCrashButton() {
 function renderStatus(status) {
   $('status').textContent = STATUS_TEXT[status] || status;
   $('status').dataset.status = status;
-  $('crash-button').disabled = !['joined', 'crashed', 'expired'].includes(status);
+  $('crash-button').disabled = !['joined', 'paused', 'expired'].includes(status);
   $('message-input').disabled = status !== 'joined';
 }
 
@@ -294,9 +292,9 @@ function renderLifecycle(info) {
     $('lifecycle-text').textContent = countdownText(info.cleanupAfter);
   } else {
     el.dataset.state = 'active';
-    $('lifecycle-text').textContent = `Active · ${info.participantCount} here`;
+    $('lifecycle-text').textContent = `Active · ${room?.participants.length ?? 0} here`;
   }
-  $('revision').textContent = info.revision ?? room?.revision ?? '–';
+  $('revision').textContent = room?.revision ?? '–';
 }
 
 function countdownText(cleanupAfter) {
@@ -315,7 +313,7 @@ function tick() {
   if (room.status === 'joined' && room.leaseExpiresAt) {
     const left = (room.leaseExpiresAt.getTime() - client.serverNow().getTime()) / 1000;
     $('lease').textContent = left > 0 ? `${left.toFixed(1)} s left` : 'renewing…';
-  } else if (room.status === 'crashed' && room.leaseExpiresAt) {
+  } else if (room.status === 'paused' && room.leaseExpiresAt) {
     const left = (room.leaseExpiresAt.getTime() - client.serverNow().getTime()) / 1000;
     $('lease').textContent = left > 0 ? `ends in ${left.toFixed(1)} s` : 'ended: waiting for the sweeper';
   } else {

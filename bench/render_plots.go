@@ -1,0 +1,76 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+)
+
+// The SVG plots the scenarios write, each built on Plot (render_svg.go).
+
+// LatencyPlot plots heartbeat latency against room size for each design.
+func LatencyPlot(res naiveResult) string {
+	by := map[string]*[2]Series{}
+	var order []string
+	for _, r := range res.Rooms {
+		s, ok := by[r.Design]
+		if !ok {
+			s = &[2]Series{{Name: r.Design + " p50"}, {Name: r.Design + " p99", Dashed: true}}
+			by[r.Design] = s
+			order = append(order, r.Design)
+		}
+		s[0].X, s[0].Y = append(s[0].X, float64(r.Size)), append(s[0].Y, r.Latency.P50)
+		s[1].X, s[1].Y = append(s[1].X, float64(r.Size)), append(s[1].Y, r.Latency.P99)
+	}
+	var http [2]Series
+	http[0].Name, http[1].Name, http[1].Dashed = "roomlease HTTP p50", "roomlease HTTP p99", true
+	for _, h := range res.HTTP {
+		if h.Kind != "room" {
+			continue
+		}
+		http[0].X, http[0].Y = append(http[0].X, float64(h.Size)), append(http[0].Y, h.Report.Steady.HeartbeatLatency.P50)
+		http[1].X, http[1].Y = append(http[1].X, float64(h.Size)), append(http[1].Y, h.Report.Steady.HeartbeatLatency.P99)
+	}
+	p := Plot{Title: "Heartbeat latency against room size (store call, emulator)", XLabel: "participants in the room (log)", YLabel: "latency, ms (log)", LogX: true, LogY: true}
+	for _, d := range order {
+		p.Series = append(p.Series, by[d][0], by[d][1])
+	}
+	if len(http[0].X) > 0 {
+		p.Series = append(p.Series, http[0], http[1])
+	}
+	return p.SVG()
+}
+
+// GhostTimePlot is the load run's ghost time (crash to the removal seen by a
+// roster listener) beside graceful leaves, against the lease.
+func GhostTimePlot(rep *WorkloadReport, lease time.Duration) string {
+	return Plot{Title: "Ghost time: crash → roster listener sees the removal (5 s / 15 s)", XLabel: "seconds", YLabel: "fraction of crashes",
+		Series: []Series{CDF("ghost time", rep.Samples["ghost"], 0.001), CDF("graceful leave", rep.Samples["leaveVisible"], 0.001)},
+		Marks:  []Mark{{X: lease.Seconds(), Label: "lease"}, {X: lease.Seconds() + 1, Label: "target"}}}.SVG()
+}
+
+// TeardownLagPlot is the load run's teardown lag (last departure to the room
+// deleted) against the grace.
+func TeardownLagPlot(rep *WorkloadReport, grace time.Duration) string {
+	return Plot{Title: "Teardown lag: last departure → room deleted (grace 30 s)", XLabel: "seconds", YLabel: "fraction of rooms",
+		Series: []Series{CDF("teardown lag", rep.Samples["teardown"], 0.001)},
+		Marks:  []Mark{{X: grace.Seconds(), Label: "grace"}, {X: grace.Seconds() + 1, Label: "target"}}}.SVG()
+}
+
+// GhostTimeBySettingPlot is the ghost time of each heartbeat/lease setting.
+func GhostTimeBySettingPlot(runs []SettingRun) string {
+	var series []Series
+	for _, r := range runs {
+		series = append(series, CDF(fmt.Sprintf("%.0f s / %.0f s", r.HeartbeatSecs, r.LeaseSecs), r.Report.Samples["ghost"], 0.001))
+	}
+	return Plot{Title: "Ghost time by heartbeat / lease setting", XLabel: "seconds from crash to removal seen", YLabel: "fraction of crashes", Series: series}.SVG()
+}
+
+// MemoryPlot plots a server's RSS over time.
+func MemoryPlot(m *MemoryReport) string {
+	s := Series{Name: "VmRSS"}
+	for _, x := range m.Series {
+		s.X = append(s.X, x.AtSeconds/60)
+		s.Y = append(s.Y, float64(x.KiB)/1024)
+	}
+	return Plot{Title: "roomlease-dev resident memory during the soak", XLabel: "minutes", YLabel: "MiB", Series: []Series{s}}.SVG()
+}

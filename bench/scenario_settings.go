@@ -1,0 +1,91 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"cloud.google.com/go/firestore"
+)
+
+// Prices are list-price assumptions (see BENCHMARKS.md), US$ per 100 000.
+var Prices = struct{ Reads, Writes, Deletes float64 }{0.03, 0.09, 0.01}
+
+// settingsCosts are the per-operation counts the settings are priced with.
+type settingsCosts struct{ Heartbeat, Join, Leave OpCount }
+
+// settingsCostsOf picks the measurements a participant-hour is priced with
+// out of MeasureOps' results. A label MeasureOps no longer uses is an error:
+// read from a map it would price the operation at zero.
+func settingsCostsOf(counts []OpCount) (settingsCosts, error) {
+	find := func(label string) (OpCount, error) {
+		for _, c := range counts {
+			if c.Op == label {
+				return c, nil
+			}
+		}
+		return OpCount{}, fmt.Errorf("MeasureOps measured no %q, which the settings are priced with", label)
+	}
+	hb, err1 := find("heartbeat #2")
+	join, err2 := find("join: another user")
+	leave, err3 := find("leave: a user's last tab")
+	return settingsCosts{Heartbeat: hb, Join: join, Leave: leave}, errors.Join(err1, err2, err3)
+}
+
+// SettingRun is one heartbeat/lease setting.
+type SettingRun struct {
+	HeartbeatSecs float64         `json:"heartbeatSeconds"`
+	LeaseSecs     float64         `json:"leaseSeconds"`
+	Report        *WorkloadReport `json:"report"`
+	// Per participant-hour (one session, one join and one leave per hour).
+	Reads, Writes, Deletes float64 `json:"-"`
+}
+
+// runSettings is `scripts/bench settings`: the churn workload at three
+// heartbeat/lease settings, priced with the per-operation counts measured
+// first (settings.json, settings.md, ghost-time-by-setting.svg).
+func runSettings(ctx context.Context, o Options) error {
+	client, err := projectClient(ctx, "cost")
+	if err != nil {
+		return err
+	}
+	counts, err := MeasureOps(ctx, client, "cost-room")
+	client.Close()
+	if err != nil {
+		return err
+	}
+	c, err := settingsCostsOf(counts)
+	if err != nil {
+		return err
+	}
+	grace := 10 * time.Second
+	var runs []SettingRun
+	for _, s := range [][2]time.Duration{{2 * time.Second, 6 * time.Second}, {5 * time.Second, 15 * time.Second}, {10 * time.Second, 30 * time.Second}} {
+		name := fmt.Sprintf("settings-%.0f-%.0f", s[0].Seconds(), s[1].Seconds())
+		var rep *WorkloadReport
+		err := withStack(ctx, o, name, s[0], s[1], grace, func(url string, pid int, client *firestore.Client) error {
+			cfg := churnConfig(o, name, 4, 8, s[0], s[1], grace)
+			// The same number of crashes per minute at every setting.
+			cfg.CrashProb, cfg.LeaveProb = 0.03*s[0].Seconds()/5, 0.02*s[0].Seconds()/5
+			cfg.Churn = 60 * time.Second
+			if o.Quick {
+				cfg.Churn = 20 * time.Second
+			}
+			var err error
+			rep, err = NewWorkload(cfg, url, client).Run(ctx)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		hbPerHour := 3600 / s[0].Seconds()
+		runs = append(runs, SettingRun{HeartbeatSecs: s[0].Seconds(), LeaseSecs: s[1].Seconds(), Report: rep,
+			Reads:  hbPerHour*float64(c.Heartbeat.Reads) + float64(c.Join.Reads+c.Leave.Reads),
+			Writes: hbPerHour*float64(c.Heartbeat.Writes) + float64(c.Join.Writes+c.Leave.Writes)})
+	}
+	if err := o.svg("ghost-time-by-setting", GhostTimeBySettingPlot(runs)); err != nil {
+		return err
+	}
+	return o.write("settings", SettingsMarkdown(c, runs), runs)
+}

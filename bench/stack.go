@@ -1,0 +1,47 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"cloud.google.com/go/firestore"
+)
+
+// serverEnv returns the environment for a roomlease-dev with these settings.
+func (o Options) serverEnv(hb, lease, grace time.Duration) map[string]string {
+	return map[string]string{
+		"ROOMLEASE_PROJECT_ID":         o.Project,
+		"ROOMLEASE_HEARTBEAT_INTERVAL": hb.String(),
+		"ROOMLEASE_LEASE":              lease.String(),
+		"ROOMLEASE_EMPTY_ROOM_GRACE":   grace.String(),
+		"ROOMLEASE_LOG_LEVEL":          "warning",
+		"ROOMLEASE_CLEANUP_MODE":       "enforce",
+	}
+}
+
+// withStack starts roomlease-dev with the given settings and a Firestore
+// client on its project, runs f, and stops the server.
+func withStack(ctx context.Context, o Options, name string, hb, lease, grace time.Duration, f func(url string, pid int, client *firestore.Client) error) error {
+	if o.ServerBin == "" {
+		return fmt.Errorf("-server-bin is required for %s", name)
+	}
+	srv, err := StartServer(ctx, o.ServerBin, o.serverEnv(hb, lease, grace), filepath.Join(os.TempDir(), "roomlease-bench-server-"+name+".log"))
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	client, err := firestore.NewClient(ctx, o.Project)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	return f(srv.URL, srv.PID, client)
+}
+
+// projectClient returns a client on a fresh emulator project of its own.
+func projectClient(ctx context.Context, kind string) (*firestore.Client, error) {
+	return firestore.NewClient(ctx, fmt.Sprintf("bench-%s-%d", kind, time.Now().UnixNano()))
+}

@@ -1,0 +1,137 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Joined is the answer to a join: the lease this session now holds.
+type Joined struct {
+	RoomID         string    `json:"roomId"`
+	ParticipantID  string    `json:"participantId"`
+	SessionID      string    `json:"sessionId"`
+	Generation     int64     `json:"generation"`
+	LeaseExpiresAt time.Time `json:"leaseExpiresAt"`
+	// LeaseSeconds and HeartbeatSeconds are the server's settings: heartbeat
+	// at that interval, and the lease lasts that long after each renewal.
+	LeaseSeconds     float64 `json:"leaseSeconds"`
+	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
+	// Revision is the room's revision after the join: ordered, not counted.
+	Revision int64 `json:"revision"`
+}
+
+// Heartbeat returns the interval the server asks for.
+func (j Joined) Heartbeat() time.Duration { return seconds(j.HeartbeatSeconds) }
+
+// Lease returns the lease length.
+func (j Joined) Lease() time.Duration { return seconds(j.LeaseSeconds) }
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// Participant is a live roster entry as the room read reports it.
+type Participant struct {
+	ParticipantID string    `json:"participantId"`
+	DisplayName   string    `json:"displayName"`
+	SessionCount  int       `json:"sessionCount"`
+	JoinedAt      time.Time `json:"joinedAt"`
+}
+
+// RoomSnapshot is a consistent read of a room: its live roster and the
+// revision that roster reflects.
+type RoomSnapshot struct {
+	RoomID       string        `json:"roomId"`
+	State        string        `json:"state"`
+	Revision     int64         `json:"revision"`
+	Participants []Participant `json:"participants"`
+}
+
+type sessionBody struct {
+	SessionID  string `json:"sessionId"`
+	Generation int64  `json:"generation"`
+}
+
+// Join joins roomID with sessionID, creating the room if needed. Each join
+// issues a new generation for the session; an older generation's
+// heartbeats then fail with ErrStaleGeneration. A nil displayName keeps the
+// name on the roster.
+//
+// Returns ErrInvalidArgument for a bad id, ErrPermissionDenied when the
+// room's policy refuses the user, ErrRoomFull at the cap.
+func (c *Client) Join(ctx context.Context, roomID, sessionID string, displayName *string) (Joined, error) {
+	body := struct {
+		SessionID   string  `json:"sessionId"`
+		DisplayName *string `json:"displayName,omitempty"`
+	}{sessionID, displayName}
+	var out Joined
+	sent, received, err := c.call(ctx, http.MethodPost, roomPath(roomID, "join"), body, &out)
+	if err == nil {
+		c.server.sample(out.LeaseExpiresAt.Add(-out.Lease()), sent, received)
+	}
+	return out, err
+}
+
+// Heartbeat renews the lease of sessionID at generation and returns its new
+// end (server time).
+//
+// Returns ErrStaleGeneration when the session is gone, superseded or its
+// lease has ended: join again.
+func (c *Client) Heartbeat(ctx context.Context, roomID, sessionID string, generation int64, lease time.Duration) (time.Time, error) {
+	var out struct {
+		LeaseExpiresAt time.Time `json:"leaseExpiresAt"`
+	}
+	sent, received, err := c.call(ctx, http.MethodPost, roomPath(roomID, "heartbeat"), sessionBody{sessionID, generation}, &out)
+	if err == nil && lease > 0 {
+		c.server.sample(out.LeaseExpiresAt.Add(-lease), sent, received)
+	}
+	return out.LeaseExpiresAt, err
+}
+
+// Leave ends the lease of sessionID at generation. removed is false when
+// there was nothing to remove (the lease had ended, or a newer join
+// superseded it): that is not an error.
+func (c *Client) Leave(ctx context.Context, roomID, sessionID string, generation int64) (removed bool, err error) {
+	var out struct {
+		Removed bool `json:"removed"`
+	}
+	_, _, err = c.call(ctx, http.MethodPost, roomPath(roomID, "leave"), sessionBody{sessionID, generation}, &out)
+	return out.Removed, err
+}
+
+// Room reads roomID's live roster.
+//
+// Returns ErrRoomNotFound when the room does not exist and
+// ErrPermissionDenied when the caller is not a live participant.
+func (c *Client) Room(ctx context.Context, roomID string) (RoomSnapshot, error) {
+	var out RoomSnapshot
+	_, _, err := c.call(ctx, http.MethodGet, roomPath(roomID, ""), nil, &out)
+	return out, err
+}
+
+// SetTyping sets or clears this user's typing signal; it lapses by itself
+// after the server's typing expiry unless renewed.
+//
+// Returns ErrStaleGeneration unless the session holds generation and a live lease.
+func (c *Client) SetTyping(ctx context.Context, roomID, sessionID string, generation int64, typing bool) error {
+	body := struct {
+		SessionID  string `json:"sessionId"`
+		Generation int64  `json:"generation"`
+		Typing     bool   `json:"typing"`
+	}{sessionID, generation, typing}
+	_, _, err := c.call(ctx, http.MethodPost, roomPath(roomID, "typing"), body, nil)
+	return err
+}
+
+// MarkRead records that this user has read up to seq and returns the
+// stored position: the maximum ever received, so retries are harmless.
+//
+// Returns ErrPermissionDenied unless the user is on the room's roster.
+func (c *Client) MarkRead(ctx context.Context, roomID string, seq int64) (int64, error) {
+	var out struct {
+		LastReadSeq int64 `json:"lastReadSeq"`
+	}
+	_, _, err := c.call(ctx, http.MethodPost, roomPath(roomID, "receipts"), struct {
+		LastReadSeq int64 `json:"lastReadSeq"`
+	}{seq}, &out)
+	return out.LastReadSeq, err
+}

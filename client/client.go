@@ -1,0 +1,174 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// Client calls the roomlease API as one user: the user whose ID tokens its
+// token source returns. It is safe for concurrent use.
+type Client struct {
+	base   string
+	tokens oauth2.TokenSource
+	http   *http.Client
+	clock  Clock
+	rand   func() float64
+	jitter float64
+	server serverClock
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient sets the HTTP client (default: one with a 30 s timeout,
+// above the server's 20 s bound on a request).
+func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
+
+// WithClock sets the clock (default: the system clock).
+func WithClock(clock Clock) Option { return func(c *Client) { c.clock = clock } }
+
+// WithRand sets the source of jitter and backoff, numbers in [0, 1)
+// (default math/rand/v2).
+func WithRand(f func() float64) Option { return func(c *Client) { c.rand = f } }
+
+// WithHeartbeatJitter sets the fraction by which a heartbeat interval is
+// shortened at random, in [0, 1) (default 0.2).
+func WithHeartbeatJitter(f float64) Option { return func(c *Client) { c.jitter = f } }
+
+// New returns a client of the API at baseURL (e.g. "https://presence.example.com")
+// whose requests carry the tokens of tokens as bearer tokens: Firebase ID
+// tokens (a service's own user, or the Auth emulator's). Wrap a source in
+// oauth2.ReuseTokenSource to refresh only when a token expires.
+//
+// Returns an error if baseURL is not an absolute http(s) URL, tokens is nil,
+// or an option is out of range.
+func New(baseURL string, tokens oauth2.TokenSource, opts ...Option) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("roomlease client: base URL %q is not an absolute http(s) URL", baseURL)
+	}
+	if tokens == nil {
+		return nil, errors.New("roomlease client: a token source is required")
+	}
+	c := &Client{
+		base:   strings.TrimRight(baseURL, "/"),
+		tokens: tokens,
+		http:   &http.Client{Timeout: 30 * time.Second},
+		clock:  systemClock{},
+		rand:   rand.Float64,
+		jitter: 0.2,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.jitter < 0 || c.jitter >= 1 {
+		return nil, fmt.Errorf("roomlease client: heartbeat jitter %v must be at least 0 and below 1", c.jitter)
+	}
+	if c.http == nil || c.clock == nil || c.rand == nil {
+		return nil, errors.New("roomlease client: nil HTTP client, clock or rand")
+	}
+	return c, nil
+}
+
+// StaticToken is a token source that always returns idToken: for tests and
+// short scripts (an ID token lasts an hour).
+func StaticToken(idToken string) oauth2.TokenSource {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: idToken, TokenType: "Bearer"})
+}
+
+// ServerNow estimates the server's current time from the lease ends of the
+// answers seen so far; before the first, it is the local clock.
+func (c *Client) ServerNow() time.Time { return c.clock.Now().Add(c.server.get()) }
+
+// ClockOffset is the estimated server clock minus the local clock.
+func (c *Client) ClockOffset() time.Duration { return c.server.get() }
+
+// call does one request. body nil sends no body; out nil ignores the
+// answer's body. It returns the local times the request was sent and its
+// answer received, for the server clock estimate.
+func (c *Client) call(ctx context.Context, method, path string, body, out any) (sent, received time.Time, err error) {
+	tok, err := c.tokens.Token()
+	if err != nil {
+		return sent, received, fmt.Errorf("roomlease client: token: %w", err)
+	}
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return sent, received, err
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return sent, received, err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	sent = c.clock.Now()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return sent, received, fmt.Errorf("roomlease client: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	received = c.clock.Now()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return sent, received, fmt.Errorf("roomlease client: %s %s: reading the answer: %w", method, path, err)
+	}
+	if resp.StatusCode >= 300 {
+		return sent, received, decodeError(resp.StatusCode, raw)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return sent, received, fmt.Errorf("roomlease client: %s %s: decoding the answer: %w", method, path, err)
+		}
+	}
+	return sent, received, nil
+}
+
+// decodeError turns an error answer into an *APIError. A body that is not
+// the API's error shape (a proxy's page) keeps the status and gets a code
+// from it, so that errors.Is still works for the common cases.
+func decodeError(status int, raw []byte) error {
+	var body struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &body) == nil && body.Error.Code != "" {
+		return &APIError{Status: status, Code: body.Error.Code, Message: body.Error.Message}
+	}
+	code := map[int]string{
+		http.StatusBadRequest: "invalid_argument", http.StatusUnauthorized: "unauthenticated",
+		http.StatusForbidden: "permission_denied", http.StatusNotFound: "not_found",
+		http.StatusMethodNotAllowed: "method_not_allowed", http.StatusRequestEntityTooLarge: "payload_too_large",
+		http.StatusUnsupportedMediaType: "unsupported_media_type", http.StatusServiceUnavailable: "unavailable",
+	}[status]
+	if code == "" && status >= 500 {
+		code = "internal"
+	}
+	return &APIError{Status: status, Code: code, Message: strings.TrimSpace(string(raw))}
+}
+
+func roomPath(roomID, action string) string {
+	p := "/v1/rooms/" + url.PathEscape(roomID)
+	if action != "" {
+		p += "/" + action
+	}
+	return p
+}

@@ -1,0 +1,48 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+
+	"github.com/roomlease/roomlease/client"
+)
+
+// A bot that takes part in a room: it joins, keeps its lease with the
+// session's heartbeats (rejoining by itself after a 409), reads the roster,
+// and leaves. idToken is a Firebase ID token of the bot's user; in
+// production, pass a token source that refreshes it.
+func ExampleClient_JoinRoom() {
+	var idToken string // from Firebase Auth, or the Auth emulator
+	c, err := client.New("http://127.0.0.1:8081", client.StaticToken(idToken))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	name := "recorder"
+	s, err := c.JoinRoom(ctx, "standup", client.SessionOptions{
+		DisplayName: &name,
+		OnEvent: func(e client.Event) {
+			if e.Kind == client.Rejoined {
+				log.Printf("lease lost and rejoined with generation %d", e.Generation)
+			}
+		},
+	})
+	switch {
+	case errors.Is(err, client.ErrRoomFull):
+		log.Fatal("the room is full")
+	case errors.Is(err, client.ErrPermissionDenied):
+		log.Fatal("the room does not admit this bot")
+	case err != nil:
+		log.Fatal(err)
+	}
+	snap, err := s.Room(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("revision %d, %d here\n", snap.Revision, len(snap.Participants))
+	if _, err := s.Leave(ctx); err != nil {
+		log.Print(err) // the lease ends by itself
+	}
+}

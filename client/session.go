@@ -1,0 +1,225 @@
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"sync"
+	"time"
+)
+
+// EventKind says what happened to a Session's lease.
+type EventKind int
+
+const (
+	// Renewed: a heartbeat moved the lease end.
+	Renewed EventKind = iota + 1
+	// Rejoined: a heartbeat got 409 and the session joined again; Generation is the new one.
+	Rejoined
+	// Failed: a heartbeat or rejoin failed (Err); the session retries with backoff.
+	Failed
+	// Stopped: the server refused the user (Err is ErrPermissionDenied); heartbeats stopped.
+	Stopped
+)
+
+// Event reports a change of a Session's lease to SessionOptions.OnEvent.
+type Event struct {
+	Kind           EventKind
+	Generation     int64
+	LeaseExpiresAt time.Time
+	Err            error
+}
+
+// SessionOptions configure JoinRoom.
+type SessionOptions struct {
+	// SessionID identifies this instance; default a random one. Keep it
+	// across reconnects of the same instance, never share it between two
+	// live instances (each join fences the other).
+	SessionID string
+	// DisplayName is sent with every join, including rejoins (a rejoin
+	// after expiry creates the roster entry anew). nil keeps the name.
+	DisplayName *string
+	// OnEvent, if set, is called while a heartbeat or rejoin holds the
+	// session: keep it quick, and do not call Beat or Leave from it (they
+	// wait for that heartbeat to finish).
+	OnEvent func(Event)
+}
+
+// Session holds one lease in one room and keeps it alive. Its methods are
+// safe for concurrent use.
+type Session struct {
+	c      *Client
+	roomID string
+	opts   SessionOptions
+
+	mu     sync.Mutex
+	joined Joined // the latest join, with LeaseExpiresAt moved by heartbeats
+
+	beatMu sync.Mutex // one heartbeat or rejoin at a time
+	wake   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+}
+
+// JoinRoom joins roomID and starts heartbeating in a goroutine until Leave
+// or Close. ctx bounds the join only.
+//
+// Returns the join's errors (see Join).
+func (c *Client) JoinRoom(ctx context.Context, roomID string, opts SessionOptions) (*Session, error) {
+	if opts.SessionID == "" {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return nil, err
+		}
+		opts.SessionID = hex.EncodeToString(b)
+	}
+	j, err := c.Join(ctx, roomID, opts.SessionID, opts.DisplayName)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{c: c, roomID: roomID, opts: opts, joined: j,
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.loop()
+	return s, nil
+}
+
+// RoomID is the room this session is in.
+func (s *Session) RoomID() string { return s.roomID }
+
+// SessionID is the session id every join of this session uses.
+func (s *Session) SessionID() string { return s.opts.SessionID }
+
+// Joined returns the latest join answer, its LeaseExpiresAt moved on by
+// the heartbeats since.
+func (s *Session) Joined() Joined {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.joined
+}
+
+// Generation is the generation the session currently holds.
+func (s *Session) Generation() int64 { return s.Joined().Generation }
+
+func (s *Session) emit(e Event) {
+	if s.opts.OnEvent != nil {
+		s.opts.OnEvent(e)
+	}
+}
+
+// loop heartbeats every interval (shortened by the jitter), and after a
+// failure sooner, with backoff, but never later than the regular interval.
+func (s *Session) loop() {
+	defer close(s.done)
+	failures := 0
+	for {
+		delay := s.nextBeat()
+		if failures > 0 {
+			backoff := min(500*time.Millisecond<<min(failures-1, 10), s.Joined().Heartbeat())
+			delay = time.Duration(float64(backoff) * (0.5 + s.c.rand()/2))
+		}
+		select {
+		case <-s.stop:
+			return
+		case <-s.wake:
+		case <-s.c.clock.After(delay):
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := s.Beat(ctx)
+		cancel()
+		switch {
+		case err == nil:
+			failures = 0
+		case errors.Is(err, ErrPermissionDenied):
+			s.emit(Event{Kind: Stopped, Generation: s.Generation(), Err: err})
+			return
+		default:
+			failures++
+			s.emit(Event{Kind: Failed, Generation: s.Generation(), Err: err})
+		}
+	}
+}
+
+func (s *Session) nextBeat() time.Duration {
+	hb := s.Joined().Heartbeat()
+	return time.Duration(float64(hb) * (1 - s.c.jitter*s.c.rand()))
+}
+
+// Beat heartbeats now, and joins again if the server answers 409: call it
+// when the process suspects its lease lapsed (after a pause, a network
+// change). The heartbeat loop uses it too.
+func (s *Session) Beat(ctx context.Context) error {
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
+	j := s.Joined()
+	end, err := s.c.Heartbeat(ctx, s.roomID, s.opts.SessionID, j.Generation, j.Lease())
+	if err == nil {
+		s.mu.Lock()
+		if s.joined.Generation == j.Generation {
+			s.joined.LeaseExpiresAt = end
+		}
+		s.mu.Unlock()
+		s.emit(Event{Kind: Renewed, Generation: j.Generation, LeaseExpiresAt: end})
+		return nil
+	}
+	if !errors.Is(err, ErrStaleGeneration) {
+		return err
+	}
+	// The lease ended or a newer join superseded it: join again with the
+	// same session id. Retrying the old generation would never succeed.
+	nj, err := s.c.Join(ctx, s.roomID, s.opts.SessionID, s.opts.DisplayName)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.joined = nj
+	s.mu.Unlock()
+	s.emit(Event{Kind: Rejoined, Generation: nj.Generation, LeaseExpiresAt: nj.LeaseExpiresAt})
+	return nil
+}
+
+// Wake asks the heartbeat loop to heartbeat now instead of at its next tick.
+func (s *Session) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops heartbeating without leaving: the lease ends by itself.
+func (s *Session) Close() {
+	s.once.Do(func() { close(s.stop) })
+	<-s.done
+}
+
+// Leave stops heartbeating and leaves. removed is false when the lease had
+// already ended or been superseded (not an error).
+func (s *Session) Leave(ctx context.Context) (removed bool, err error) {
+	s.Close()
+	// A heartbeat or rejoin in flight may still move the generation.
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
+	return s.c.Leave(ctx, s.roomID, s.opts.SessionID, s.Generation())
+}
+
+// SetTyping sets or clears the typing signal under the current generation.
+// On ErrStaleGeneration the heartbeat loop is woken to rejoin; typing is
+// best effort and never replayed.
+func (s *Session) SetTyping(ctx context.Context, typing bool) error {
+	err := s.c.SetTyping(ctx, s.roomID, s.opts.SessionID, s.Generation(), typing)
+	if errors.Is(err, ErrStaleGeneration) {
+		s.Wake()
+	}
+	return err
+}
+
+// MarkRead records the read position (see Client.MarkRead).
+func (s *Session) MarkRead(ctx context.Context, seq int64) (int64, error) {
+	return s.c.MarkRead(ctx, s.roomID, seq)
+}
+
+// Room reads the room's live roster (see Client.Room).
+func (s *Session) Room(ctx context.Context) (RoomSnapshot, error) {
+	return s.c.Room(ctx, s.roomID)
+}

@@ -1,0 +1,41 @@
+// The page lifecycle, mapped onto the core client.
+//
+//  pagehide            leave every room now, with a keepalive fetch (the last
+//                      event a closing tab reliably fires; unload and
+//                      beforeunload are not, on mobile). If the leave is
+//                      lost, the lease ends by itself.
+//  pageshow persisted  back from the back/forward cache, which we left on
+//                      pagehide: join again.
+//  visibilitychange    shown again: check the lease now instead of waiting
+//  online, resume      for the timer (it may have been throttled or frozen).
+//
+// A hidden tab keeps heartbeating: a call in a background tab is still a
+// call (the worker ticker keeps the timer on time).
+
+/**
+ * @param {import('../client.js').RoomleaseClient} client
+ * @returns {() => void} removes the hooks
+ */
+export function followPageLifecycle(client, win = globalThis.window, doc = globalThis.document) {
+  if (!win || !doc) return () => {};
+  const onPageHide = () => client.goAway();
+  const onPageShow = (e) => {
+    if (e.persisted) client.resumeAll();
+  };
+  const wake = () => client.wakeAll();
+  const onVisibility = () => {
+    if (doc.visibilityState === 'visible') wake();
+  };
+  win.addEventListener('pagehide', onPageHide);
+  win.addEventListener('pageshow', onPageShow);
+  win.addEventListener('online', wake);
+  doc.addEventListener('visibilitychange', onVisibility);
+  doc.addEventListener('resume', wake);
+  return () => {
+    win.removeEventListener('pagehide', onPageHide);
+    win.removeEventListener('pageshow', onPageShow);
+    win.removeEventListener('online', wake);
+    doc.removeEventListener('visibilitychange', onVisibility);
+    doc.removeEventListener('resume', wake);
+  };
+}

@@ -1,0 +1,120 @@
+// The platform-free client: rooms, the API, the server clock estimate. It
+// touches no window, document, AppState or process: platform adapters
+// (browser/, react-native.js, node.js) supply session ids, timers and
+// lifecycle hooks, and call pauseAll/resumeAll/wakeAll/goAway.
+import { RoomleaseApi } from './api.js';
+import { Room } from './room.js';
+import { ServerClock } from './server-clock.js';
+import { memorySessionIds } from './session-ids.js';
+import { plainTimers } from './timers.js';
+
+export class RoomleaseClient {
+  /** @param {import('../types/index').ClientOptions} options */
+  constructor(options) {
+    const { apiUrl, auth, firestore } = options || {};
+    if (!apiUrl || !auth || !firestore) {
+      throw new TypeError('a roomlease client needs apiUrl, auth and firestore');
+    }
+    const jitter = options.heartbeatJitter ?? 0.2;
+    if (!(jitter >= 0 && jitter < 1)) throw new RangeError('heartbeatJitter must be at least 0 and below 1');
+    this.apiUrl = String(apiUrl).replace(/\/+$/, '');
+    this.auth = auth;
+    this.firestore = firestore;
+    this.heartbeatJitter = jitter;
+    this.typingRefreshSeconds = options.typingRefreshSeconds ?? 2;
+    this.emptyRoomGraceSeconds = options.emptyRoomGraceSeconds ?? null;
+    /** The device clock in ms; injected so tests can skew it. */
+    this.now = options.now || (() => Date.now());
+    this.random = options.random || Math.random;
+    this.timers = options.timers || plainTimers();
+    this.sessionIds = options.sessionIds || memorySessionIds(options.sessionId);
+    const fetchFn = options.fetch || (typeof fetch === 'function' ? fetch.bind(globalThis) : null);
+    if (!fetchFn) throw new TypeError('no fetch on this platform: pass options.fetch');
+    this._api = new RoomleaseApi({ apiUrl: this.apiUrl, auth, fetch: fetchFn, now: this.now });
+    this._clock = new ServerClock(this.now);
+    /** @type {Map<string, Room>} */
+    this.rooms = new Map();
+    this._onClose = [];
+  }
+
+  /** This instance's session id, the same for every room it joins. */
+  get sessionId() {
+    return this.sessionIds.id;
+  }
+
+  /** The server's clock, estimated from API answers (see server-clock.js). */
+  serverNow() {
+    return new Date(this._clock.nowMs());
+  }
+
+  /** Estimated server clock minus device clock, in milliseconds. */
+  get clockOffsetMs() {
+    return this._clock.offsetMs;
+  }
+
+  /**
+   * Joins a room (the server creates it on first join) and starts the
+   * heartbeat and the listeners. Joining a room this client is in returns
+   * the same Room (renaming it if displayName differs).
+   * @returns {Promise<Room>}
+   */
+  async join(roomId, opts = {}) {
+    const existing = this.rooms.get(roomId);
+    if (existing && !existing.isFinished) {
+      // Joining a room we stepped away from (or paused) means: come back.
+      if (existing.status === 'away' || existing.status === 'paused' || existing.status === 'expired') {
+        await existing.resume();
+      }
+      if (opts.displayName && opts.displayName !== existing.displayName) {
+        existing.displayName = opts.displayName;
+        await existing._join('rename');
+      }
+      return existing;
+    }
+    existing?.close();
+    await this.sessionIds.ready();
+    const room = new Room(this, roomId, opts.displayName);
+    this.rooms.set(roomId, room);
+    try {
+      await room._join('join');
+    } catch (err) {
+      room.close();
+      throw err;
+    }
+    return room;
+  }
+
+  /** Pauses every room's heartbeats (an app going to the background). */
+  pauseAll() {
+    for (const room of this.rooms.values()) room.pause();
+  }
+
+  /** Resumes every paused or away room: heartbeat now, rejoin on 409. */
+  resumeAll() {
+    return Promise.all([...this.rooms.values()].map((room) => room.resume()));
+  }
+
+  /** Checks every live room's lease now (tab shown, network back). */
+  wakeAll() {
+    for (const room of this.rooms.values()) room._wake();
+  }
+
+  /** Leaves every room without waiting; resumeAll() joins them again. */
+  goAway() {
+    for (const room of this.rooms.values()) room._goAway();
+  }
+
+  /** Registers cleanup that close() runs (adapters' event listeners). */
+  _addCloser(fn) {
+    this._onClose.push(fn);
+  }
+
+  /** Stops every room's heartbeats and listeners without leaving. */
+  close() {
+    for (const room of [...this.rooms.values()]) room.close();
+    this.rooms.clear();
+    for (const fn of this._onClose.splice(0)) fn();
+    this.timers.dispose?.();
+    this.sessionIds.close();
+  }
+}

@@ -1,0 +1,141 @@
+// A Room's Firestore listeners: the room's state, its revision (through
+// revision.js), and its roster, typing and receipts collections, turned into
+// the Room's fields and events. Only participants can read these, so they
+// run while the room is joined and stop on leave.
+import { collection, doc, onSnapshot } from 'firebase/firestore';
+import { watchRevision } from './revision.js';
+import { toDate } from './time.js';
+
+/** @typedef {import('./room.js').Room} Room */
+
+const NAMES = ['room', 'revision', 'roster', 'typing', 'receipts'];
+
+/** Starts the listeners that are not running yet. @param {Room} room */
+export function attachListeners(room) {
+  const fs = room.client.firestore;
+  const failed = (name) => (err) => {
+    room._listeners[name] = null;
+    listenerFailed(room, name, err);
+  };
+  const watch = (name, start) => {
+    if (!room._listeners[name]) room._listeners[name] = start(failed(name));
+  };
+  watch('room', (onError) => onSnapshot(doc(fs, 'rooms', room.roomId), (snap) => onRoom(room, snap), onError));
+  watch('revision', (onError) => watchRevision(fs, room.roomId, (n) => room._seeRevision(n), onError));
+  watch('roster', (onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'participants'), (snap) => onRoster(room, snap), onError));
+  watch('typing', (onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'typing'), (snap) => onTyping(room, snap), onError));
+  watch('receipts', (onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'receipts'), (snap) => onReceipts(room, snap), onError));
+}
+
+/** Stops every listener of the room. @param {Room} room */
+export function detachListeners(room) {
+  for (const name of NAMES) {
+    const stop = room._listeners[name];
+    room._listeners[name] = null;
+    if (stop) stop();
+  }
+  room.client.timers.clear(room._typingTimer);
+}
+
+/**
+ * A listener is cut off when the user is no longer on the roster: the lease
+ * ran out (a sleeping laptop, a suspended app) or the user left. A joined
+ * client checks its lease at once; the rejoin attaches the listener again.
+ * @param {Room} room
+ */
+function listenerFailed(room, name, err) {
+  const denied = err && err.code === 'permission-denied';
+  if (room.status === 'paused') {
+    // Heartbeats are paused and the server has let the lease go: say so,
+    // and show nothing we can no longer see.
+    if (denied) {
+      room._setStatus('expired', 'roster');
+      clearMembers(room);
+    }
+    return;
+  }
+  if (room.status !== 'joined' && room.status !== 'rejoining') return;
+  if (!denied) room._emit('error', { error: err, during: `listen:${name}` });
+  if (room.status === 'joined') room._wake('listener');
+}
+
+/** Empties roster, typing and receipts, and says so. @param {Room} room */
+export function clearMembers(room) {
+  room.participants = [];
+  room.typing = [];
+  room._typingDocs = [];
+  room.receipts = {};
+  room._emit('roster', { participants: [], revision: room.revision });
+  room._emit('typing', { typing: [] });
+  room._emit('receipts', { receipts: {} });
+}
+
+function onRoom(room, snap) {
+  if (!snap.exists()) {
+    room._setRoom({ exists: false, visible: true, state: 'deleted', generation: null, cleanupAfter: null });
+    return;
+  }
+  const d = snap.data();
+  room._setRoom({
+    exists: true,
+    visible: true,
+    state: d.state,
+    generation: d.generation ?? null,
+    cleanupAfter: toDate(d.cleanupAfter),
+  });
+}
+
+function onRoster(room, snap) {
+  const self = room.participantId;
+  room.participants = snap.docs
+    .map((d) => {
+      const p = d.data();
+      return {
+        participantId: p.participantId || d.id,
+        displayName: p.displayName || '',
+        sessionCount: p.sessionCount ?? 1,
+        joinedAt: toDate(p.joinedAt),
+        isSelf: d.id === self,
+      };
+    })
+    .sort((a, b) => (a.joinedAt?.getTime() ?? 0) - (b.joinedAt?.getTime() ?? 0) || a.participantId.localeCompare(b.participantId));
+  room._emit('roster', { participants: room.participants, revision: room.revision });
+}
+
+function onTyping(room, snap) {
+  room._typingDocs = snap.docs.map((d) => {
+    const t = d.data();
+    return {
+      participantId: t.participantId || d.id,
+      displayName: t.displayName || '',
+      expiresAt: toDate(t.expiresAt),
+      isSelf: d.id === room.participantId,
+    };
+  });
+  refreshTyping(room);
+}
+
+/**
+ * Typing documents stay until the sweeper deletes them; hide each one at
+ * its server-time expiry, judged with the estimated server clock.
+ * @param {Room} room
+ */
+function refreshTyping(room) {
+  const timers = room.client.timers;
+  timers.clear(room._typingTimer);
+  const now = room.client.serverNow().getTime();
+  room.typing = room._typingDocs.filter((t) => !t.expiresAt || t.expiresAt.getTime() > now);
+  const next = Math.min(...room.typing.map((t) => (t.expiresAt ? t.expiresAt.getTime() : Infinity)));
+  room._typingTimer = Number.isFinite(next) ? timers.set(() => refreshTyping(room), next - now + 50) : null;
+  room._emit('typing', { typing: room.typing });
+}
+
+function onReceipts(room, snap) {
+  const receipts = {};
+  for (const d of snap.docs) {
+    const r = d.data();
+    if (Number.isFinite(r.lastReadSeq)) receipts[r.participantId || d.id] = r.lastReadSeq;
+  }
+  room.receipts = receipts;
+  room._emit('receipts', { receipts });
+}

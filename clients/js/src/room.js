@@ -1,0 +1,367 @@
+// One joined room: the lease (join, heartbeat, 409 → rejoin, leave), typing
+// and read signals, and the events an app subscribes to. Listeners live in
+// room-listeners.js; what happens to the room after we leave, in
+// empty-room.js.
+import { attachListeners, clearMembers, detachListeners } from './room-listeners.js';
+import { roomAfterLeave, watchTeardown } from './empty-room.js';
+import { newerRevision, revisionIn } from './revision.js';
+
+/**
+ * Statuses:
+ *   joining    the first join is in flight
+ *   joined     holding a lease, heartbeating
+ *   rejoining  the server answered 409 (or we come back): joining again, new generation
+ *   paused     heartbeats stopped on purpose (pause(), an app in the background); listeners stay
+ *   expired    while paused, the server let the lease go (our listeners were cut off)
+ *   away       left because the page or app went away; resume() joins again
+ *   left       left on purpose
+ *   denied     the room's policy refused this user
+ *   closed     close(): stopped without leaving
+ */
+const LIVE = new Set(['joined', 'rejoining']);
+const HOLDS_LEASE = new Set(['joined', 'rejoining', 'paused', 'expired']);
+
+export class Room {
+  /** @param {import('./client.js').RoomleaseClient} client */
+  constructor(client, roomId, displayName) {
+    this.client = client;
+    this.roomId = roomId;
+    this.displayName = displayName || '';
+    this.sessionId = client.sessionId;
+    this.participantId = null;
+    this.generation = null;
+    this.leaseSeconds = null;
+    this.heartbeatSeconds = null;
+    /** @type {Date | null} */
+    this.leaseExpiresAt = null;
+    this.status = 'joining';
+    this.room = null;
+    /** Highest revision seen (listener or API); see revision.js. */
+    this.revision = null;
+    this.participants = [];
+    this.typing = [];
+    this._typingDocs = [];
+    this.receipts = {};
+    this.lastReadSeq = null;
+    this._handlers = new Map();
+    this._listeners = { room: null, revision: null, roster: null, typing: null, receipts: null };
+    this._timer = null;
+    this._typingTimer = null;
+    this._failures = 0;
+    this._busy = null;
+    this._typingSentAt = 0;
+    this._typingOn = false;
+    this._pendingRead = null;
+    this._stopTeardownWatch = null;
+  }
+
+  /** True once the room was left, closed, or the user was refused. */
+  get isFinished() {
+    return this.status === 'left' || this.status === 'closed' || this.status === 'denied';
+  }
+
+  /** Subscribes to an event; returns the function that unsubscribes. */
+  on(type, fn) {
+    if (!this._handlers.has(type)) this._handlers.set(type, new Set());
+    this._handlers.get(type).add(fn);
+    return () => this._handlers.get(type)?.delete(fn);
+  }
+
+  _emit(type, detail) {
+    for (const fn of this._handlers.get(type) || []) {
+      try {
+        fn(detail);
+      } catch (err) {
+        // An app's handler must not break the lease loop; rethrow outside it.
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
+    }
+  }
+
+  _setStatus(status, reason) {
+    if (this.status === status) return;
+    this.status = status;
+    this._emit('status', { status, reason });
+  }
+
+  _setRoom(info) {
+    this.room = info;
+    this._emit('room', info);
+  }
+
+  _seeRevision(n) {
+    const next = newerRevision(this.revision, n);
+    if (next === this.revision) return;
+    const previous = this.revision;
+    this.revision = next;
+    this._emit('revision', { revision: next, previous });
+  }
+
+  // --- the lease -------------------------------------------------------------
+
+  /** POST join; on success, (re)starts the heartbeat and the listeners. */
+  async _join(reason) {
+    const { data, sent, received } = await this.client._api.call('POST', this._path('join'), {
+      sessionId: this.sessionId,
+      // Sent on every join: a rejoin after expiry creates the roster entry anew.
+      ...(this.displayName ? { displayName: this.displayName } : {}),
+    }).catch((err) => {
+      if (err.status === 403) this._setStatus('denied', err.code);
+      throw err;
+    });
+    // Keep the newest generation even if the user left meanwhile, so that
+    // the leave in flight names it.
+    this.participantId = data.participantId;
+    this.generation = data.generation;
+    this.leaseSeconds = data.leaseSeconds;
+    this.heartbeatSeconds = data.heartbeatSeconds;
+    if (this.isFinished && reason !== 'join') return;
+    this._renewed(data.leaseExpiresAt, sent, received);
+    this._failures = 0;
+    this._seeRevision(revisionIn(data));
+    this._setStatus('joined', reason);
+    attachListeners(this);
+    this._schedule(this._nextBeatDelay());
+    if (this._pendingRead !== null) this._flushRead();
+  }
+
+  _renewed(leaseExpiresAt, sent, received) {
+    const end = Date.parse(leaseExpiresAt);
+    if (!Number.isFinite(end)) return;
+    this.leaseExpiresAt = new Date(end);
+    // The server set the lease end to its own now plus the lease length.
+    this.client._clock.sample(end - this.leaseSeconds * 1000, sent, received);
+    this._emit('lease', { leaseExpiresAt: this.leaseExpiresAt, generation: this.generation });
+  }
+
+  _nextBeatDelay() {
+    // Jitter only shortens the interval, so a beat is never later than the
+    // server expects; it spreads a room's heartbeats apart.
+    const base = this.heartbeatSeconds * 1000;
+    return base * (1 - this.client.heartbeatJitter * this.client.random());
+  }
+
+  _schedule(ms) {
+    const { timers } = this.client;
+    timers.clear(this._timer);
+    this._timer = timers.set(() => this._beat(), Math.max(0, ms));
+  }
+
+  _stopTimers() {
+    this.client.timers.clear(this._timer);
+    this._timer = null;
+  }
+
+  /** The lease check: heartbeat, and join again when the server says 409. */
+  _beat() {
+    if (!LIVE.has(this.status)) return Promise.resolve();
+    if (this._busy) return this._busy;
+    this._busy = this._beatOnce().finally(() => {
+      this._busy = null;
+    });
+    return this._busy;
+  }
+
+  async _beatOnce() {
+    try {
+      if (this.status === 'rejoining') {
+        await this._join('rejoin');
+        return;
+      }
+      const generation = this.generation;
+      const { data, sent, received } = await this.client._api.call('POST', this._path('heartbeat'), {
+        sessionId: this.sessionId,
+        generation,
+      });
+      if (this.status !== 'joined' || this.generation !== generation) return;
+      this._failures = 0;
+      this._renewed(data.leaseExpiresAt, sent, received);
+      this._schedule(this._nextBeatDelay());
+      if (this._pendingRead !== null) this._flushRead();
+    } catch (err) {
+      if (!LIVE.has(this.status)) return;
+      if (err.status === 409 && err.code === 'stale_generation') {
+        // The lease ended or a newer join superseded it: join again now,
+        // with the same session id. Retrying the old generation never helps.
+        this._setStatus('rejoining', err.code);
+        this._schedule(0);
+        return;
+      }
+      if (err.status === 403) {
+        this._stopTimers();
+        this._setStatus('denied', err.code);
+        this._emit('error', { error: err, during: 'heartbeat' });
+        return;
+      }
+      // Network trouble or a 5xx: retry with backoff, but never later than
+      // the next regular beat.
+      this._failures++;
+      this._emit('error', { error: err, during: this.status === 'rejoining' ? 'join' : 'heartbeat' });
+      const backoff = Math.min(500 * 2 ** (this._failures - 1), this.heartbeatSeconds * 1000);
+      this._schedule(backoff * (0.5 + this.client.random() / 2));
+    }
+  }
+
+  /** Something suggests the lease may have lapsed (tab shown, back online): check now. */
+  _wake() {
+    if (LIVE.has(this.status)) this._schedule(0);
+  }
+
+  /**
+   * Stops heartbeating without leaving, as a suspended app or a crashed
+   * device would. Listeners stay, so the app sees its own lease run out
+   * (status `expired`). resume() recovers.
+   */
+  pause() {
+    if (!LIVE.has(this.status)) return;
+    this._stopTimers();
+    this._setStatus('paused', 'pause');
+  }
+
+  /**
+   * Back in the foreground: heartbeat at once; if the lease ended meanwhile
+   * the server answers 409 and the room joins again with a new generation.
+   * After the app went away (a leave was sent), join again directly.
+   * @returns {Promise<void>} settles after that first heartbeat or join
+   */
+  resume() {
+    if (this.status === 'paused' || this.status === 'expired') {
+      this._setStatus('joined', 'resume');
+    } else if (this.status === 'away') {
+      this._setStatus('rejoining', 'resume');
+    } else if (!LIVE.has(this.status)) {
+      return Promise.resolve();
+    }
+    this._stopTimers();
+    return this._beat();
+  }
+
+  /**
+   * The page or app is going away: leave now, without waiting (keepalive
+   * when the platform has it), and join again on resume(). If the leave is
+   * lost, the lease ends by itself.
+   */
+  _goAway() {
+    // A paused room stays silent, like the crashed device it stands for.
+    if (!LIVE.has(this.status)) return;
+    this._stopTimers();
+    detachListeners(this);
+    this._setStatus('away', 'away');
+    if (this.generation === null) return;
+    this.client._api.postAndForget(this._path('leave'), { sessionId: this.sessionId, generation: this.generation });
+  }
+
+  /**
+   * Leaves the room. Listeners stop (the room is no longer ours to read).
+   * When this leave emptied the room, `room` events then follow the grace
+   * period and the teardown (see empty-room.js).
+   * @returns {Promise<{removed: boolean}>}
+   */
+  async leave() {
+    if (this.isFinished) return { removed: false };
+    const held = HOLDS_LEASE.has(this.status) || this.status === 'away';
+    const wasAlone = this.participants.length === 1 && this.participants[0].isSelf && this.participants[0].sessionCount <= 1;
+    this._stopTimers();
+    this._setStatus('left', 'leave');
+    detachListeners(this);
+    clearMembers(this);
+    // A heartbeat or rejoin in flight may still move the generation.
+    if (this._busy) await this._busy.catch(() => {});
+    if (!held || this.generation === null) return { removed: false };
+    const { data } = await this.client._api.call('POST', this._path('leave'), {
+      sessionId: this.sessionId,
+      generation: this.generation,
+    });
+    const info = roomAfterLeave(data, {
+      wasAlone,
+      leftAtServerMs: this.client.serverNow().getTime(),
+      graceSeconds: this.client.emptyRoomGraceSeconds,
+    });
+    this._setRoom(info);
+    if (info.state === 'suspected_empty') {
+      this._stopTeardownWatch = watchTeardown(this, info, (next) => this._setRoom(next));
+    }
+    return { removed: !!(data && data.removed) };
+  }
+
+  /** Stops heartbeats, listeners and watches without leaving. */
+  close() {
+    this._stopTimers();
+    detachListeners(this);
+    this._stopTeardownWatch?.();
+    if (!this.isFinished) this._setStatus('closed', 'close');
+    if (this.client.rooms.get(this.roomId) === this) this.client.rooms.delete(this.roomId);
+  }
+
+  // --- signals -----------------------------------------------------------------
+
+  /**
+   * Says whether this user is typing. Call it on every keystroke: repeated
+   * `true` is sent at most every typingRefreshSeconds, which keeps the signal
+   * alive; without refreshes it expires on the server by itself.
+   */
+  async setTyping(typing) {
+    if (this.status !== 'joined') return;
+    const now = this.client.now();
+    if (typing && this._typingOn && now - this._typingSentAt < this.client.typingRefreshSeconds * 1000) return;
+    if (!typing && !this._typingOn) return;
+    this._typingOn = !!typing;
+    this._typingSentAt = now;
+    try {
+      await this.client._api.call('POST', this._path('typing'), {
+        sessionId: this.sessionId,
+        generation: this.generation,
+        typing: !!typing,
+      });
+    } catch (err) {
+      // Typing is best effort and never replayed. A 409 means the lease needs
+      // attention: let the heartbeat path deal with it.
+      this._typingOn = false;
+      if (err.status === 409) this._wake();
+      this._emit('error', { error: err, during: 'typing' });
+    }
+  }
+
+  /**
+   * Records that this user has read up to `seq`. Positions only move
+   * forward, so a failed send is safely retried after the next heartbeat.
+   * @returns {Promise<number | null>} the stored position, or null if not sent yet
+   */
+  async markRead(seq) {
+    if (!Number.isSafeInteger(seq) || seq < 0) throw new RangeError('seq must be a non-negative safe integer');
+    this._pendingRead = Math.max(seq, this._pendingRead ?? 0);
+    if (this.status !== 'joined') return null;
+    return this._flushRead();
+  }
+
+  async _flushRead() {
+    const seq = this._pendingRead;
+    if (seq === null) return this.lastReadSeq;
+    try {
+      const { data } = await this.client._api.call('POST', this._path('receipts'), { lastReadSeq: seq });
+      if (this._pendingRead === seq) this._pendingRead = null;
+      this.lastReadSeq = data.lastReadSeq;
+      return data.lastReadSeq;
+    } catch (err) {
+      this._emit('error', { error: err, during: 'receipts' });
+      return null;
+    }
+  }
+
+  /**
+   * Reads the room through the API: the live roster and the revision it
+   * reflects, in one consistent read. Use it when an app needs the exact
+   * roster of a revision; listeners may show changes coalesced.
+   */
+  async refresh() {
+    const { data } = await this.client._api.call('GET', this._path(''));
+    this._seeRevision(revisionIn(data));
+    return data;
+  }
+
+  _path(action) {
+    return `/v1/rooms/${encodeURIComponent(this.roomId)}${action ? `/${action}` : ''}`;
+  }
+}

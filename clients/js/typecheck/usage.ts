@@ -1,0 +1,63 @@
+// Compiled (never run) by scripts/build-web with tsc --noEmit: the package's
+// declarations must resolve through its "exports" and accept what the
+// README and docs/clients.md show. Not part of the published package.
+import { initializeApp } from 'firebase/app';
+import { getAuth } from 'firebase/auth';
+import { getFirestore } from 'firebase/firestore';
+import { createRoomleaseClient as browserClient } from '@roomlease/client/browser';
+import { createRoomleaseClient as nodeClient } from '@roomlease/client/node';
+import { createRoomleaseClient as nativeClient, type AppStateLike } from '@roomlease/client/react-native';
+import { RoomleaseError, newerRevision, type Room, type RoomInfo, type RoomStatus } from '@roomlease/client';
+
+const app = initializeApp({ projectId: 'demo-roomlease' });
+const auth = getAuth(app);
+const firestore = getFirestore(app);
+
+async function browser(): Promise<void> {
+  const client = browserClient({ apiUrl: 'http://127.0.0.1:8081', auth, firestore, storage: null });
+  const room: Room = await client.join('standup', { displayName: 'Ada' });
+  const stop = room.on('roster', ({ participants, revision }) => {
+    const names: string[] = participants.map((p) => p.displayName);
+    const r: number | null = revision;
+    void names;
+    void r;
+  });
+  room.on('room', (info: RoomInfo) => info.cleanupAfter?.getTime());
+  room.on('revision', ({ revision, previous }) => newerRevision(previous, revision));
+  room.on('status', ({ status }) => {
+    const s: RoomStatus = status;
+    void s;
+  });
+  room.on('error', ({ error }) => (error instanceof RoomleaseError ? error.code : error.message));
+  await room.setTyping(true);
+  const seq: number | null = await room.markRead(3);
+  const { removed }: { removed: boolean } = await room.leave();
+  void seq;
+  void removed;
+  stop();
+  const now: Date = client.serverNow();
+  void now;
+  client.close();
+}
+
+function node(): void {
+  const client = nodeClient({ apiUrl: 'x', auth, firestore, now: () => 0, random: () => 0.5, fetch });
+  client.pauseAll();
+  void client.resumeAll();
+}
+
+function native(appState: AppStateLike): void {
+  const client = nativeClient({
+    apiUrl: 'x',
+    auth,
+    firestore,
+    appState,
+    storage: { getItem: async () => null, setItem: async () => {} },
+    background: 'leave',
+  });
+  client.goAway();
+}
+
+void browser;
+void node;
+void native;

@@ -1,0 +1,180 @@
+// Types for @roomlease/client, the platform-free core. See README.md.
+import type { Auth } from 'firebase/auth';
+import type { Firestore } from 'firebase/firestore';
+
+/** Where a client's session id comes from (one per tab or app instance). */
+export interface SessionIds {
+  /** The current id; may change until ready() settles (a duplicated tab). */
+  readonly id: string;
+  /** Settles once the id is final; the client awaits it before the first join. */
+  ready(): Promise<void>;
+  close(): void;
+}
+
+/** Timers the heartbeat and the countdowns run on. */
+export interface Timers {
+  set(fn: () => void, ms: number): unknown;
+  clear(id: unknown): void;
+  dispose?(): void;
+}
+
+export interface ClientOptions {
+  /** Base URL of the roomlease API, e.g. "https://presence.example.com". */
+  apiUrl: string;
+  /** A Firebase Auth instance with a signed-in user before `join`. */
+  auth: Pick<Auth, 'currentUser'>;
+  /** The Firestore instance listeners read from. */
+  firestore: Firestore;
+  /** Fraction by which a heartbeat interval may be shortened at random (default 0.2). */
+  heartbeatJitter?: number;
+  /** How often a continued `setTyping(true)` is re-sent, in seconds (default 2). */
+  typingRefreshSeconds?: number;
+  /**
+   * The server's empty-room grace, in seconds, if the app knows it: lets the
+   * last one to leave show a countdown when the leave reply does not carry
+   * `cleanupAfter`. Without it, the client still reports the teardown.
+   */
+  emptyRoomGraceSeconds?: number | null;
+  /** fetch to call the API with (default: the global fetch). */
+  fetch?: typeof fetch;
+  /** The device clock in ms since the epoch (default Date.now). */
+  now?: () => number;
+  /** Random numbers in [0, 1) for jitter and backoff (default Math.random). */
+  random?: () => number;
+  /** Timers (default setTimeout; the browser adapter uses a worker). */
+  timers?: Timers;
+  /** Session ids (default: a random id in memory, or `sessionId`). */
+  sessionIds?: SessionIds;
+  /** A fixed session id. */
+  sessionId?: string;
+}
+
+export type RoomStatus =
+  | 'joining' // first join in flight
+  | 'joined' // holding a lease, heartbeating
+  | 'rejoining' // the server answered 409 (or we came back): joining again with a new generation
+  | 'paused' // pause(): heartbeats stopped, listeners still open
+  | 'expired' // while paused, the server let the lease go
+  | 'away' // the page or app went away and left; resume() joins again
+  | 'left' // left on purpose
+  | 'denied' // the room's policy refused this user
+  | 'closed'; // close(): stopped without leaving
+
+export type RoomState = 'active' | 'suspected_empty' | 'deleted';
+
+export interface RoomInfo {
+  /** false once the room was torn down; null when it cannot be seen. */
+  exists: boolean | null;
+  /** false when this user can no longer see the room (left an occupied room). */
+  visible: boolean;
+  state?: RoomState | null;
+  /** The room's own generation (advances each time it becomes active again). */
+  generation?: number | null;
+  /** Server time at which an empty room may be torn down; null while active. */
+  cleanupAfter?: Date | null;
+  /** True when cleanupAfter is the client's estimate (leave time + grace), not the server's. */
+  estimated?: boolean;
+}
+
+export interface Participant {
+  participantId: string;
+  displayName: string;
+  /** Live tabs or app instances of this user. */
+  sessionCount: number;
+  joinedAt: Date | null;
+  isSelf: boolean;
+}
+
+export interface TypingSignal {
+  participantId: string;
+  displayName: string;
+  /** Server time at which the signal lapses. */
+  expiresAt: Date | null;
+  isSelf: boolean;
+}
+
+export interface RoomEvents {
+  status: { status: RoomStatus; reason?: string };
+  room: RoomInfo;
+  /** `revision` is the highest seen so far; it only increases, by any amount. */
+  roster: { participants: Participant[]; revision: number | null };
+  revision: { revision: number; previous: number | null };
+  typing: { typing: TypingSignal[] };
+  receipts: { receipts: Record<string, number> };
+  lease: { leaseExpiresAt: Date; generation: number };
+  error: { error: RoomleaseError | Error; during: string };
+}
+
+export interface RoomSnapshot {
+  roomId: string;
+  state: 'active' | 'suspected_empty';
+  revision: number;
+  participants: { participantId: string; displayName: string; sessionCount: number; joinedAt: string }[];
+}
+
+export declare class RoomleaseError extends Error {
+  constructor(status: number, code: string, message: string);
+  /** HTTP status; 0 when the API could not be reached. */
+  status: number;
+  /** The API's error code (e.g. "stale_generation"), or "network". */
+  code: string;
+}
+
+export declare class Room {
+  readonly client: RoomleaseClient;
+  readonly roomId: string;
+  readonly sessionId: string;
+  displayName: string;
+  participantId: string | null;
+  generation: number | null;
+  leaseSeconds: number | null;
+  heartbeatSeconds: number | null;
+  /** Server time at which the current lease ends. */
+  leaseExpiresAt: Date | null;
+  status: RoomStatus;
+  room: RoomInfo | null;
+  /** The highest revision seen (listener, join or refresh). Compare by order only. */
+  revision: number | null;
+  participants: Participant[];
+  /** Unexpired typing signals, including this user's own (isSelf). */
+  typing: TypingSignal[];
+  /** Read positions by participant id. */
+  receipts: Record<string, number>;
+  lastReadSeq: number | null;
+  readonly isFinished: boolean;
+
+  on<K extends keyof RoomEvents>(type: K, fn: (detail: RoomEvents[K]) => void): () => void;
+  setTyping(typing: boolean): Promise<void>;
+  markRead(seq: number): Promise<number | null>;
+  refresh(): Promise<RoomSnapshot>;
+  leave(): Promise<{ removed: boolean }>;
+  /** Stops heartbeating without leaving; listeners stay. */
+  pause(): void;
+  /** Heartbeats at once (rejoining on 409), or joins again after `away`. */
+  resume(): Promise<void>;
+  close(): void;
+}
+
+export declare class RoomleaseClient {
+  constructor(options: ClientOptions);
+  readonly apiUrl: string;
+  readonly sessionId: string;
+  readonly clockOffsetMs: number;
+  readonly rooms: Map<string, Room>;
+  /** The server's clock, estimated from API answers. */
+  serverNow(): Date;
+  join(roomId: string, opts?: { displayName?: string }): Promise<Room>;
+  pauseAll(): void;
+  resumeAll(): Promise<void[]>;
+  wakeAll(): void;
+  /** Leaves every room without waiting (keepalive); resumeAll() joins again. */
+  goAway(): void;
+  close(): void;
+}
+
+export declare function createRoomleaseClient(options: ClientOptions): RoomleaseClient;
+export declare function isValidSessionId(id: unknown): id is string;
+export declare function newSessionId(): string;
+export declare function memorySessionIds(fixedId?: string): SessionIds;
+/** The larger of two revisions (null-safe): revisions are ordered, not counted. */
+export declare function newerRevision(current: number | null, seen: number | null): number | null;

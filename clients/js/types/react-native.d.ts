@@ -1,0 +1,28 @@
+// Types for @roomlease/client/react-native.
+import type { ClientOptions, RoomleaseClient, SessionIds } from './index.js';
+export { Room, RoomleaseClient, RoomleaseError } from './index.js';
+export type * from './index.js';
+
+/** The part of React Native's AppState the adapter uses. */
+export interface AppStateLike {
+  currentState?: string | null;
+  addEventListener(type: 'change', fn: (state: string) => void): { remove(): void } | undefined;
+}
+
+/** AsyncStorage or anything with the same two methods (sync or async). */
+export interface StorageLike {
+  getItem(key: string): Promise<string | null> | string | null;
+  setItem(key: string, value: string): Promise<void> | void;
+}
+
+export interface ReactNativeOptions extends ClientOptions {
+  appState: AppStateLike;
+  /** Keeps the app instance's session id across launches (default: memory only). */
+  storage?: StorageLike;
+  /** What going to the background does (default 'keep'). */
+  background?: 'keep' | 'pause' | 'leave';
+}
+
+export declare function createRoomleaseClient(options: ReactNativeOptions): RoomleaseClient;
+export declare function followAppState(client: RoomleaseClient, appState: AppStateLike, background: 'keep' | 'pause' | 'leave'): () => void;
+export declare function storedSessionIds(storage?: StorageLike, fixedId?: string): SessionIds;

@@ -1,0 +1,75 @@
+package presence_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/testclock"
+)
+
+// A roster read lists a user while any of its sessions holds a live lease,
+// whatever storage still holds, in a stable order.
+func TestLiveRoster(t *testing.T) {
+	now := testclock.Start
+	room := presence.Room{ID: "r", State: presence.StateActive, Generation: 2}
+	joined := func(d time.Duration) time.Time { return now.Add(-time.Hour + d) }
+	entry := func(uid string, at time.Time) presence.Participant {
+		return presence.Participant{RoomID: "r", ID: uid, JoinedAt: at, SessionCount: 1}
+	}
+	// A session of uid; LiveRoster needs only its owner and its deadline.
+	lease := func(uid string, deadline time.Time) presence.Session {
+		return presence.Session{ParticipantID: uid, Generation: 1, LeaseExpiresAt: deadline}
+	}
+	live, ended := now.Add(10*time.Second), now.Add(-time.Second)
+
+	tests := []struct {
+		name     string
+		entries  []presence.Participant
+		sessions []presence.Session
+		want     []string // participant ids, in roster order
+	}{
+		{"live lease keeps the user listed",
+			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", live)}, []string{"alice"}},
+		{"user whose last lease ended is hidden while its entry awaits the sweeper",
+			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", ended)}, []string{}},
+		{"lease ending exactly now is no longer live",
+			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", now)}, []string{}},
+		{"one live tab keeps a user listed beside a crashed one",
+			[]presence.Participant{entry("alice", joined(0))}, []presence.Session{lease("alice", ended), lease("alice", live)}, []string{"alice"}},
+		{"entry without any session is hidden",
+			[]presence.Participant{entry("alice", joined(0))}, nil, []string{}},
+		{"session without a roster entry lists nobody",
+			nil, []presence.Session{lease("mallory", live)}, []string{}},
+		{"listed by join time, earliest first",
+			[]presence.Participant{entry("carol", joined(2*time.Second)), entry("alice", joined(0)), entry("bob", joined(time.Second))},
+			[]presence.Session{lease("bob", live), lease("carol", live), lease("alice", live)},
+			[]string{"alice", "bob", "carol"}},
+		{"same join time is ordered by id",
+			[]presence.Participant{entry("bob", joined(0)), entry("alice", joined(0))},
+			[]presence.Session{lease("alice", live), lease("bob", live)},
+			[]string{"alice", "bob"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := presence.LiveRoster(now, room, 17, tc.entries, tc.sessions)
+			got := []string{}
+			for _, p := range r.Participants {
+				got = append(got, p.ID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("roster %v, want %v", got, tc.want)
+			}
+			// The roster reports the room and the revision read with it.
+			if r.Room != room || r.Revision != 17 {
+				t.Fatalf("room %+v at revision %d, want the room as read %+v at revision 17", r.Room, r.Revision, room)
+			}
+			for _, e := range tc.entries {
+				if listed := slices.Contains(tc.want, e.ID); r.Includes(e.ID) != listed {
+					t.Fatalf("Includes(%q) = %v, want %v", e.ID, !listed, listed)
+				}
+			}
+		})
+	}
+}

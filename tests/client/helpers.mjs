@@ -1,0 +1,108 @@
+// Helpers for the client package's Node tests. scripts/test-web starts the
+// emulators and roomlease-dev (short lease timings) and sets
+// ROOMLEASE_E2E_WEB_URL; /config.json there names the API, the emulators
+// and the timings, so these tests follow whatever the server runs with.
+import { deleteApp, initializeApp } from 'firebase/app';
+import { connectAuthEmulator, getAuth, signInAnonymously } from 'firebase/auth';
+import { connectFirestoreEmulator, getFirestore, terminate } from 'firebase/firestore';
+
+const WEB_URL = (process.env.ROOMLEASE_E2E_WEB_URL || '').replace(/\/+$/, '');
+// Slack for a loaded two-core machine: scheduling, listener delivery.
+export const SLACK_MS = Number(process.env.ROOMLEASE_E2E_SLACK_SECONDS || 6) * 1000;
+export const SWEEP_MS = Number(process.env.ROOMLEASE_E2E_SWEEP_SECONDS || 1) * 1000;
+
+let configPromise = null;
+
+/** The dev server's /config.json; fails the test when the stack is not running. */
+export function loadConfig() {
+  if (!WEB_URL) throw new Error('ROOMLEASE_E2E_WEB_URL is not set: run these tests through scripts/test-web');
+  configPromise ??= fetch(`${WEB_URL}/config.json`).then((r) => {
+    if (!r.ok) throw new Error(`${WEB_URL}/config.json answered ${r.status}`);
+    return r.json();
+  });
+  return configPromise;
+}
+
+let appSeq = 0;
+
+/**
+ * A signed-in anonymous user with its own Firebase app, Auth and Firestore
+ * on the emulators. close() tears them down so the process can exit.
+ */
+export async function newUser(config) {
+  const app = initializeApp({ apiKey: 'demo-api-key', projectId: config.projectId }, `user-${++appSeq}`);
+  const auth = getAuth(app);
+  connectAuthEmulator(auth, config.authEmulatorUrl, { disableWarnings: true });
+  const firestore = getFirestore(app);
+  connectFirestoreEmulator(firestore, config.firestoreEmulatorHost, Number(config.firestoreEmulatorPort));
+  const cred = await signInAnonymously(auth);
+  return {
+    app,
+    auth,
+    firestore,
+    uid: cred.user.uid,
+    async close() {
+      await terminate(firestore).catch(() => {});
+      await deleteApp(app).catch(() => {});
+    },
+  };
+}
+
+export { until } from '../lib/poll.mjs';
+
+/** fetch that records every API call: action, status, and when it was sent. */
+export function recordingFetch() {
+  const calls = [];
+  const fn = async (url, init) => {
+    const path = new URL(url).pathname;
+    const call = { path, action: path.split('/')[4] || 'read', at: Date.now(), status: null };
+    calls.push(call);
+    const res = await fetch(url, init);
+    call.status = res.status;
+    return res;
+  };
+  return { fetch: fn, calls, of: (action) => calls.filter((c) => c.action === action) };
+}
+
+/**
+ * Timers a test can freeze, like an OS suspending an app or a laptop lid
+ * closing: while held, due callbacks queue up; release() runs them, as a
+ * woken device runs its overdue timers.
+ */
+export function holdableTimers() {
+  let held = false;
+  const queue = [];
+  const live = new Set();
+  return {
+    set(fn, ms) {
+      const h = setTimeout(() => {
+        live.delete(h);
+        if (held) queue.push(fn);
+        else fn();
+      }, ms);
+      live.add(h);
+      return h;
+    },
+    clear(h) {
+      clearTimeout(h);
+      live.delete(h);
+    },
+    dispose() {
+      for (const h of live) clearTimeout(h);
+      live.clear();
+      queue.length = 0;
+    },
+    hold() {
+      held = true;
+    },
+    release() {
+      held = false;
+      for (const fn of queue.splice(0)) fn();
+    },
+  };
+}
+
+/** Names on a room's roster as the client sees it, sorted. */
+export const namesOf = (room) => room.participants.map((p) => p.displayName).sort();
+
+export const roomName = (prefix) => `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
