@@ -12,6 +12,9 @@ type Series struct {
 	Name   string
 	X, Y   []float64
 	Dashed bool
+	// Color overrides the palette, so that related lines (one solid, one
+	// dashed) can share a colour.
+	Color string
 }
 
 // Plot describes a simple line chart, rendered as standalone SVG.
@@ -148,6 +151,9 @@ func (p Plot) SVG() string {
 	}
 	for i, s := range p.Series {
 		color := palette[i%len(palette)]
+		if s.Color != "" {
+			color = s.Color
+		}
 		var pts []string
 		for j := range s.X {
 			if math.IsNaN(s.Y[j]) {

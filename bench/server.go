@@ -41,6 +41,13 @@ func StartServer(ctx context.Context, bin string, env map[string]string, logPath
 	if err != nil {
 		return nil, err
 	}
+	return StartServerOnPort(ctx, bin, port, env, logPath, args...)
+}
+
+// StartServerOnPort is StartServer on a port chosen by the caller (the fleet
+// scenario takes its ports from a base the operator picked, so that a shared
+// machine's port ranges stay apart).
+func StartServerOnPort(ctx context.Context, bin string, port int, env map[string]string, logPath string, args ...string) (*Server, error) {
 	cmd := exec.Command(bin, append([]string{"-host", "127.0.0.1", "-port", strconv.Itoa(port)}, args...)...)
 	cmd.Env = os.Environ()
 	for k, v := range env {

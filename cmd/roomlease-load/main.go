@@ -7,8 +7,9 @@
 // starts (and stops, by PID) the roomlease-dev binary given by -server-bin
 // for each scenario that needs one. scripts/bench does all of that:
 //
-//	scripts/bench all            # every benchmark but the soak
+//	scripts/bench all            # every benchmark but the soak and the fleet
 //	scripts/bench soak --duration 30m
+//	scripts/bench fleet          # crowds through several processes
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,7 +37,12 @@ func main() {
 	sizes := flag.String("sizes", "", "naive: comma-separated room sizes (default 10,50,100,200,500)")
 	flag.IntVar(&o.Rounds, "rounds", 0, "naive: heartbeat rounds per participant (default 3)")
 	flag.BoolVar(&o.Quick, "quick", false, "smaller rooms and shorter phases (a smoke run)")
+	var fc bench.FleetConfig
+	flag.IntVar(&fc.Port, "fleet-port", 0, "fleet: first roomlease-dev port; process i listens on it + i (0: free ports)")
+	fleetProcesses := flag.String("fleet-processes", "", "fleet: comma-separated process counts (default 1,2,4,8)")
+	fleetCrowds := flag.String("fleet-crowds", "", "fleet: comma-separated crowd sizes (default 200,500)")
 	flag.Parse()
+	fc.Processes, fc.Crowds = positiveInts(*fleetProcesses), positiveInts(*fleetCrowds)
 	for _, f := range strings.Split(*sizes, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
 			o.Sizes = append(o.Sizes, n)
@@ -54,9 +61,31 @@ func main() {
 	o.Log = func(s string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), s) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := bench.RunScenarios(ctx, o, scenarios); err != nil {
-		fmt.Fprintln(os.Stderr, "roomlease-load:", err)
-		os.Exit(1)
+	// The fleet runs apart from RunScenarios: it starts processes of its
+	// own and is not part of "all".
+	others := slices.DeleteFunc(slices.Clone(scenarios), func(s string) bool { return s == "fleet" })
+	if len(others) > 0 {
+		if err := bench.RunScenarios(ctx, o, others); err != nil {
+			fmt.Fprintln(os.Stderr, "roomlease-load:", err)
+			os.Exit(1)
+		}
+	}
+	if len(others) < len(scenarios) {
+		o.Log("== fleet")
+		if err := bench.RunFleet(ctx, o, fc); err != nil {
+			fmt.Fprintln(os.Stderr, "roomlease-load: fleet:", err)
+			os.Exit(1)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "roomlease-load: wrote %s (%s)\n", o.OutDir, strings.Join(scenarios, ", "))
+}
+
+func positiveInts(list string) []int {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -1,0 +1,164 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// crowdUser is a signed-up user of the fleet scenario.
+type crowdUser struct {
+	uid, token string
+}
+
+// crowdMember is one user's standing in one case: the room it joins and the
+// generation its join returned (0 until a join is acknowledged).
+type crowdMember struct {
+	user       crowdUser
+	room       string
+	generation int64
+	joinAcked  bool
+	leaveAcked bool
+}
+
+// fleetSession is the one session each crowd member holds: a single tab.
+const fleetSession = "tab-1"
+
+// repairBudget bounds one repair step.
+const repairBudget = 2 * time.Minute
+
+// burst sends one request per member at the same moment: every goroutine
+// is started and prepared first, then one closed channel releases them all.
+// Member i goes to process i mod len(apis) (round robin). Each request is
+// bounded by its API's client timeout, so a burst ends within it.
+func burst(ctx context.Context, apis []*API, members []*crowdMember, send func(context.Context, *API, *crowdMember) Result) []Attempt {
+	attempts := make([]Attempt, len(members))
+	start := make(chan struct{})
+	var ready, done sync.WaitGroup
+	for i, m := range members {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			api := apis[i%len(apis)]
+			ready.Done()
+			<-start
+			r := send(ctx, api, m)
+			attempts[i] = Attempt{Process: i % len(apis), OK: r.Err == nil && r.Status == 200, Outcome: outcome(r), Ms: float64(r.Done.Sub(r.Sent)) / float64(time.Millisecond)}
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	return attempts
+}
+
+func sendJoin(ctx context.Context, api *API, m *crowdMember) Result {
+	r, jr := api.Join(ctx, m.user.token, m.room, fleetSession, "crowd")
+	if r.Err == nil && r.Status == 200 {
+		m.generation, m.joinAcked = jr.Generation, true
+	}
+	return r
+}
+
+func sendLeave(ctx context.Context, api *API, m *crowdMember) Result {
+	r := api.Leave(ctx, m.user.token, m.room, fleetSession, m.generation)
+	if r.Err == nil && r.Status == 200 {
+		m.leaveAcked = true
+	}
+	return r
+}
+
+// repair brings every member that the burst left behind to where the next
+// step needs it (joined, so that it holds a generation to leave with; or
+// left, so that the room can empty), through one process, a few at a time
+// and with a few attempts each. It is not measured: it only keeps one
+// case's failures from deciding the next step's crowd. It returns how many
+// members needed it and how many it could not fix; it gives up after
+// repairBudget, so a hopeless fleet cannot stretch a run without bound.
+func repair(ctx context.Context, api *API, members []*crowdMember, needs func(*crowdMember) bool, send func(context.Context, *API, *crowdMember) Result) (needed, failed int) {
+	ctx, cancel := context.WithTimeout(ctx, repairBudget)
+	defer cancel()
+	var todo []*crowdMember
+	for _, m := range members {
+		if needs(m) {
+			todo = append(todo, m)
+		}
+	}
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, m := range todo {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			for range 3 {
+				if ctx.Err() != nil {
+					break
+				}
+				if r := send(ctx, api, m); r.Err == nil && r.Status == 200 {
+					return
+				}
+			}
+			mu.Lock()
+			failed++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return len(todo), failed
+}
+
+// readRoster reads GET /v1/rooms/{id} as reader.
+func readRoster(ctx context.Context, api *API, reader crowdUser, room string) ([]FleetRosterEntry, error) {
+	r := api.Read(ctx, reader.token, room)
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	if r.Status != 200 {
+		return nil, &statusError{r.Status, r.Code}
+	}
+	var body struct {
+		Participants []FleetRosterEntry `json:"participants"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		return nil, err
+	}
+	return body.Participants, nil
+}
+
+type statusError struct {
+	status int
+	code   string
+}
+
+func (e *statusError) Error() string {
+	return "room read answered " + outcome(Result{Status: e.status, Code: e.code})
+}
+
+// settle polls count once a second until it returns the same value three
+// times in a row (after at least minWait), or until maxWait. Requests that
+// timed out on the client may still commit on a server for a moment; the
+// checks must look at what they left, not at a moving target.
+func settle(ctx context.Context, minWait, maxWait time.Duration, count func() (int, error)) (int, error) {
+	deadline := time.Now().Add(maxWait)
+	sleepCtx(ctx, minWait)
+	last, same := -1, 0
+	for {
+		n, err := count()
+		if err != nil {
+			return n, err
+		}
+		if n == last {
+			same++
+		} else {
+			last, same = n, 1
+		}
+		if same >= 3 || !time.Now().Before(deadline) || ctx.Err() != nil {
+			return n, ctx.Err()
+		}
+		sleepCtx(ctx, time.Second)
+	}
+}

@@ -1,0 +1,98 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+)
+
+// Attempt is one request of a crowd burst, as its client saw it.
+type Attempt struct {
+	Process int     `json:"process"`
+	OK      bool    `json:"ok"`
+	Outcome string  `json:"outcome"` // "200", "503 unavailable", "timeout", "transport"
+	Ms      float64 `json:"ms"`      // send → answer, or send → failure
+}
+
+// BurstSummary is what one burst (a crowd joining or leaving at once) did.
+type BurstSummary struct {
+	Attempts int `json:"attempts"`
+	OK       int `json:"ok"`
+	// Latency covers every attempt, failed ones at the moment they failed:
+	// the crowd's experience, not only the lucky part of it. A request that
+	// ran into the client timeout counts as the timeout, so a percentile at
+	// or above it is only a lower bound (the *Censored flags).
+	Latency     Summary        `json:"latency"`
+	P50Censored bool           `json:"p50AtTimeout"`
+	P99Censored bool           `json:"p99AtTimeout"`
+	MaxCensored bool           `json:"maxAtTimeout"`
+	Outcomes    map[string]int `json:"outcomes"`
+	TimeoutMs   float64        `json:"timeoutMs"`
+}
+
+// SummarizeBurst summarizes attempts made with a client timeout of timeoutMs.
+func SummarizeBurst(attempts []Attempt, timeoutMs float64) BurstSummary {
+	s := BurstSummary{Attempts: len(attempts), Outcomes: map[string]int{}, TimeoutMs: timeoutMs}
+	vals := make([]float64, 0, len(attempts))
+	for _, a := range attempts {
+		if a.OK {
+			s.OK++
+		}
+		s.Outcomes[a.Outcome]++
+		vals = append(vals, a.Ms)
+	}
+	s.Latency = Summarize(vals)
+	if s.Latency.N > 0 {
+		s.P50Censored = s.Latency.P50 >= timeoutMs
+		s.P99Censored = s.Latency.P99 >= timeoutMs
+		s.MaxCensored = s.Latency.Max >= timeoutMs
+	}
+	return s
+}
+
+// P99Ratio compares a crowd in one room with the same crowd in separate
+// rooms (the floor): how much the shared room costs at the tail.
+type P99Ratio struct {
+	Processes   int     `json:"processes"`
+	Crowd       int     `json:"crowd"`
+	Op          string  `json:"op"`
+	OneRoomP99  float64 `json:"oneRoomP99Ms"`
+	SeparateP99 float64 `json:"separateRoomsP99Ms"`
+	Ratio       float64 `json:"ratio"`
+	// Bound is "" when both p99s were measured, ">=" when only the one-room
+	// p99 hit the timeout (the true ratio is at least Ratio), "<=" when only
+	// the floor did, "?" when both did (the ratio says nothing).
+	Bound string `json:"bound,omitempty"`
+}
+
+// CompareP99 returns one-room p99 ÷ separate-rooms p99 and how far it can be
+// trusted (see P99Ratio.Bound). With no floor to divide by, the ratio is 0.
+func CompareP99(one, separate BurstSummary) (ratio float64, bound string) {
+	ratio = Ratio(one.Latency.P99, separate.Latency.P99)
+	switch {
+	case one.P99Censored && separate.P99Censored:
+		bound = "?"
+	case one.P99Censored:
+		bound = ">="
+	case separate.P99Censored:
+		bound = "<="
+	}
+	return ratio, bound
+}
+
+// outcome names a request's result for the outcome counts.
+func outcome(r Result) string {
+	switch {
+	case r.Err != nil:
+		var ne net.Error
+		if errors.Is(r.Err, context.DeadlineExceeded) || (errors.As(r.Err, &ne) && ne.Timeout()) {
+			return "timeout"
+		}
+		return "transport"
+	case r.Code != "":
+		return fmt.Sprintf("%d %s", r.Status, r.Code)
+	default:
+		return fmt.Sprint(r.Status)
+	}
+}

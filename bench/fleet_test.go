@@ -1,0 +1,176 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestSummarizeBurst(t *testing.T) {
+	t.Run("CountsSuccessesAndEveryOutcome", func(t *testing.T) {
+		var attempts []Attempt
+		for i := range 98 {
+			attempts = append(attempts, Attempt{OK: true, Outcome: "200", Ms: float64(i + 1)})
+		}
+		attempts = append(attempts, Attempt{Outcome: "503 unavailable", Ms: 500}, Attempt{Outcome: "timeout", Ms: 10003})
+		s := SummarizeBurst(attempts, 10000)
+		if s.Attempts != 100 || s.OK != 98 || s.Outcomes["200"] != 98 || s.Outcomes["timeout"] != 1 || s.Outcomes["503 unavailable"] != 1 {
+			t.Fatalf("%+v", s)
+		}
+		// Failures count at the moment they failed: p99 is the 503's 500 ms,
+		// not the best success, and the maximum is the timeout.
+		if s.Latency.P99 != 500 || s.P99Censored || !s.MaxCensored || s.Latency.Max != 10003 {
+			t.Fatalf("p99 %v (censored %v), max %v (censored %v)", s.Latency.P99, s.P99Censored, s.Latency.Max, s.MaxCensored)
+		}
+	})
+	t.Run("MostlyTimedOutIsALowerBound", func(t *testing.T) {
+		attempts := []Attempt{{OK: true, Outcome: "200", Ms: 900}, {Outcome: "timeout", Ms: 10000}, {Outcome: "timeout", Ms: 10001}}
+		s := SummarizeBurst(attempts, 10000)
+		if !s.P50Censored || !s.P99Censored || s.OK != 1 {
+			t.Fatalf("%+v", s)
+		}
+	})
+	t.Run("Empty", func(t *testing.T) {
+		s := SummarizeBurst(nil, 10000)
+		if s.Attempts != 0 || s.P99Censored || s.Latency.N != 0 {
+			t.Fatalf("%+v", s)
+		}
+	})
+}
+
+func TestCompareP99(t *testing.T) {
+	burstAt := func(p99 float64, censored bool) BurstSummary {
+		return BurstSummary{Latency: Summary{N: 1, P99: p99}, P99Censored: censored}
+	}
+	for name, c := range map[string]struct {
+		one, sep  BurstSummary
+		ratio     float64
+		wantBound string
+	}{
+		"BothMeasured":             {burstAt(3000, false), burstAt(2000, false), 1.5, ""},
+		"OneRoomTimedOut":          {burstAt(10000, true), burstAt(2500, false), 4, ">="},
+		"FloorTimedOut":            {burstAt(5000, false), burstAt(10000, true), 0.5, "<="},
+		"BothTimedOut":             {burstAt(10000, true), burstAt(10000, true), 1, "?"},
+		"NoFloorGivesZeroNotInf":   {burstAt(3000, false), BurstSummary{}, 0, ""},
+		"SharedRoomFasterIsBelow1": {burstAt(1000, false), burstAt(4000, false), 0.25, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, bound := CompareP99(c.one, c.sep)
+			if r != c.ratio || bound != c.wantBound {
+				t.Fatalf("ratio %v bound %q, want %v %q", r, bound, c.ratio, c.wantBound)
+			}
+		})
+	}
+}
+
+func TestCheckRoster(t *testing.T) {
+	crowd := []string{"a", "b", "c", "d"}
+	n := func(v int64) *int64 { return &v }
+	entry := func(id string, sessions int) FleetRosterEntry {
+		return FleetRosterEntry{ParticipantID: id, SessionCount: sessions}
+	}
+	t.Run("OK", func(t *testing.T) {
+		c := CheckRoster(crowd, []string{"a", "b"}, []FleetRosterEntry{entry("a", 1), entry("b", 1)}, n(2), 2)
+		if !c.OK || c.Listed != 2 || c.Acknowledged != 2 {
+			t.Fatalf("%+v", c)
+		}
+	})
+	t.Run("LateCommitOfATimedOutJoinIsAllowedAndCounted", func(t *testing.T) {
+		c := CheckRoster(crowd, []string{"a"}, []FleetRosterEntry{entry("a", 1), entry("c", 1)}, n(2), 2)
+		if !c.OK || c.LateListed != 1 {
+			t.Fatalf("%+v", c)
+		}
+	})
+	t.Run("NoStoredCountIsNotAFailure", func(t *testing.T) {
+		if c := CheckRoster(crowd, []string{"a"}, []FleetRosterEntry{entry("a", 1)}, nil, 1); !c.OK {
+			t.Fatalf("%+v", c)
+		}
+	})
+	for name, c := range map[string]struct {
+		acked     []string
+		roster    []FleetRosterEntry
+		stored    *int64
+		entries   int
+		wantWords string
+	}{
+		"ErrAcknowledgedJoinLost":   {[]string{"a", "b"}, []FleetRosterEntry{entry("a", 1)}, n(1), 1, "acknowledged joins are not on the roster"},
+		"ErrSessionCountTwo":        {[]string{"a"}, []FleetRosterEntry{entry("a", 2)}, n(1), 1, "sessionCount other than 1"},
+		"ErrRoomCountDrifted":       {[]string{"a"}, []FleetRosterEntry{entry("a", 1)}, n(3), 1, "room document counts 3"},
+		"ErrEntriesDisagree":        {[]string{"a"}, []FleetRosterEntry{entry("a", 1)}, n(1), 2, "Firestore holds 2 roster entries"},
+		"ErrStrangerListed":         {[]string{"a"}, []FleetRosterEntry{entry("a", 1), entry("z", 1)}, n(2), 2, "not in the crowd"},
+		"ErrParticipantListedTwice": {[]string{"a"}, []FleetRosterEntry{entry("a", 1), entry("a", 1)}, n(2), 2, "listed twice"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := CheckRoster(crowd, c.acked, c.roster, c.stored, c.entries)
+			if got.OK || !strings.Contains(strings.Join(got.Problems, "; "), c.wantWords) {
+				t.Fatalf("want a problem with %q, got %+v", c.wantWords, got)
+			}
+		})
+	}
+}
+
+func TestCheckEmpty(t *testing.T) {
+	t.Run("OK", func(t *testing.T) {
+		c := CheckEmpty([]string{"active", "active", "suspected_empty"}, 7, 7, 0)
+		if !c.OK || c.Transitions != 1 {
+			t.Fatalf("%+v", c)
+		}
+	})
+	for name, c := range map[string]struct {
+		states    []string
+		genAfter  int64
+		remaining int
+		wantWords string
+	}{
+		"ErrNeverEmptied":                  {[]string{"active"}, 7, 0, "ended \"active\""},
+		"ErrEmptiedTwice":                  {[]string{"active", "suspected_empty", "active", "suspected_empty"}, 8, 0, "2 times"},
+		"ErrRevivalHiddenBetweenSnapshots": {[]string{"active", "suspected_empty"}, 8, 0, "generation moved"},
+		"ErrEntriesLeft":                   {[]string{"active", "suspected_empty"}, 7, 3, "3 roster entries remain"},
+		"ErrRoomVanished":                  {[]string{"active", "absent", "suspected_empty"}, 7, 0, "vanished"},
+		"ErrAlreadyEmptyBefore":            {[]string{"suspected_empty"}, 7, 0, "0 times"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := CheckEmpty(c.states, 7, c.genAfter, c.remaining)
+			if got.OK || !strings.Contains(strings.Join(got.Problems, "; "), c.wantWords) {
+				t.Fatalf("want a problem with %q, got %+v", c.wantWords, got)
+			}
+		})
+	}
+}
+
+func TestOutcomeNamesTimeouts(t *testing.T) {
+	for _, c := range []struct {
+		r    Result
+		want string
+	}{
+		{Result{Status: 200}, "200"},
+		{Result{Status: 503, Code: "unavailable"}, "503 unavailable"},
+		{Result{Err: context.DeadlineExceeded}, "timeout"},
+		{Result{Err: errors.New("connection refused")}, "transport"},
+	} {
+		if got := outcome(c.r); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
+		}
+	}
+}
+
+func TestFleetMarkdownMarksTimeouts(t *testing.T) {
+	one := FleetCase{Processes: 4, Crowd: 2, Rooms: "one",
+		Join:  SummarizeBurst([]Attempt{{OK: true, Outcome: "200", Ms: 100}, {Outcome: "timeout", Ms: 10000}}, 10000),
+		Leave: SummarizeBurst([]Attempt{{OK: true, Outcome: "200", Ms: 100}}, 10000)}
+	sep := FleetCase{Processes: 4, Crowd: 2, Rooms: "separate",
+		Join:  SummarizeBurst([]Attempt{{OK: true, Outcome: "200", Ms: 50}, {OK: true, Outcome: "200", Ms: 50}}, 10000),
+		Leave: SummarizeBurst([]Attempt{{OK: true, Outcome: "200", Ms: 50}}, 10000)}
+	rep := &FleetReport{Processes: []int{4}, Crowds: []int{2}, Cases: []FleetCase{one, sep}}
+	rep.Ratios = fleetRatios(rep.Cases)
+	md := FleetMarkdown(rep)
+	for _, want := range []string{"| 4 | 2 | join | 1 / 2 |", "≥ 10.0 s", "≥ 200.00", "| 4 | 2 | leave | 1 / 1 |", "2.00 |", "timeout × 1"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if svg := FleetPlot(rep); strings.Contains(svg, "NaN") || strings.Count(svg, "<polyline") != 4 {
+		t.Errorf("plot: %d lines or NaN coordinates", strings.Count(svg, "<polyline"))
+	}
+}

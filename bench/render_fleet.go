@@ -1,0 +1,169 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// FleetMarkdown renders the fleet scenario's tables.
+func FleetMarkdown(r *FleetReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Crowds joining and leaving at once through N roomlease-dev processes on one Firestore emulator (round robin, one request per user, client timeout %.0f s; lease %.0f min and grace %.0f h, so nothing expires during the run). Latency covers every attempt, failures at the moment they failed; \"≥\" marks a figure that is the client timeout, i.e. a lower bound. Run started %s, took %.0f s.\n\n",
+		r.TimeoutSeconds, r.LeaseSeconds/60, r.GraceSeconds/3600, r.Started, r.ElapsedSeconds)
+	b.WriteString("| processes | crowd | operation | one room: OK | p50 | p99 | max | separate rooms: OK | p50 | p99 | max | p99 one room ÷ separate |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, ratio := range r.Ratios {
+		one, sep := findCase(r.Cases, ratio.Processes, ratio.Crowd, "one"), findCase(r.Cases, ratio.Processes, ratio.Crowd, "separate")
+		if one == nil || sep == nil {
+			continue
+		}
+		ob, sb := one.burst(ratio.Op), sep.burst(ratio.Op)
+		fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s |\n", ratio.Processes, ratio.Crowd, ratio.Op, burstCells(ob), burstCells(sb), ratioCell(ratio))
+	}
+
+	b.WriteString("\nChecks of the one-room cases (after the joins settled, the roster read with `GET /v1/rooms/{id}` as a participant; after the leaves, the room document as a Firestore listener saw it):\n\n")
+	b.WriteString("| processes | crowd | acknowledged joins on the roster | listed without an acknowledged join | sessionCount ≠ 1 | roster / room document count / entries in Firestore | redone unmeasured (joins, leaves) | entered suspected_empty | generation unchanged | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, c := range r.Cases {
+		if c.Rooms != "one" {
+			continue
+		}
+		if c.Roster == nil || c.Empty == nil {
+			fmt.Fprintf(&b, "| %d | %d | – | – | – | – | – | – | – | not checked: %s |\n", c.Processes, c.Crowd, c.CheckError)
+			continue
+		}
+		rc, ec := c.Roster, c.Empty
+		stored := "none"
+		if rc.StoredCount != nil {
+			stored = fmt.Sprint(*rc.StoredCount)
+		}
+		verdict := "ok"
+		if problems := append(slices.Clone(rc.Problems), ec.Problems...); len(problems) > 0 {
+			verdict = "**" + strings.Join(problems, "; ") + "**"
+		}
+		fmt.Fprintf(&b, "| %d | %d | %d / %d | %d | %d | %d / %s / %d | %s, %s | %d × | %s | %s |\n",
+			c.Processes, c.Crowd, rc.Acknowledged-rc.AckMissing, rc.Acknowledged, rc.LateListed, rc.BadSessionCounts,
+			rc.Listed, stored, rc.CollectionCount, repairCell(c.JoinRepairs, c.JoinRepairFailures), repairCell(c.LeaveRepairs, c.LeaveRepairFails),
+			ec.Transitions, yesNo(ec.GenerationBefore == ec.GenerationAfter), verdict)
+	}
+
+	b.WriteString("\nOutcomes other than 200, and the separate rooms' end state:\n\n")
+	for _, c := range r.Cases {
+		var parts []string
+		for _, op := range []string{"join", "leave"} {
+			if s := otherOutcomes(c.burst(op)); s != "" {
+				parts = append(parts, op+": "+s)
+			}
+		}
+		if c.Rooms == "separate" {
+			parts = append(parts, fmt.Sprintf("rooms suspected_empty after the leaves: %d / %d; redone unmeasured: %s joins, %s leaves",
+				c.RoomsSuspectedEmpty, c.Crowd, repairCell(c.JoinRepairs, c.JoinRepairFailures), repairCell(c.LeaveRepairs, c.LeaveRepairFails)))
+		}
+		if c.CheckError != "" {
+			parts = append(parts, "check failed: "+c.CheckError)
+		}
+		if len(parts) == 0 {
+			parts = []string{"none"}
+		}
+		rooms := "one room"
+		if c.Rooms == "separate" {
+			rooms = "separate rooms"
+		}
+		fmt.Fprintf(&b, "- %d process(es), %d users, %s: %s.\n", c.Processes, c.Crowd, rooms, strings.Join(parts, "; "))
+	}
+	return b.String()
+}
+
+func (c *FleetCase) burst(op string) BurstSummary {
+	if op == "leave" {
+		return c.Leave
+	}
+	return c.Join
+}
+
+func findCase(cases []FleetCase, processes, crowd int, rooms string) *FleetCase {
+	for i := range cases {
+		if c := &cases[i]; c.Processes == processes && c.Crowd == crowd && c.Rooms == rooms {
+			return c
+		}
+	}
+	return nil
+}
+
+// burstCells renders OK | p50 | p99 | max, marking figures at the timeout.
+func burstCells(s BurstSummary) string {
+	if s.Attempts == 0 {
+		return "0 / 0 | – | – | –"
+	}
+	cell := func(v float64, censored bool) string {
+		if censored {
+			return "≥ " + ms(v)
+		}
+		return ms(v)
+	}
+	l := s.Latency
+	return fmt.Sprintf("%d / %d | %s | %s | %s", s.OK, s.Attempts, cell(l.P50, s.P50Censored), cell(l.P99, s.P99Censored), cell(l.Max, s.MaxCensored))
+}
+
+func ratioCell(r P99Ratio) string {
+	switch r.Bound {
+	case "?":
+		return "– (both at the timeout)"
+	case ">=":
+		return fmt.Sprintf("≥ %.2f", r.Ratio)
+	case "<=":
+		return fmt.Sprintf("≤ %.2f", r.Ratio)
+	}
+	return fmt.Sprintf("%.2f", r.Ratio)
+}
+
+func repairCell(needed, failed int) string {
+	if failed == 0 {
+		return fmt.Sprint(needed)
+	}
+	return fmt.Sprintf("%d (%d failed)", needed, failed)
+}
+
+func yesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}
+
+func otherOutcomes(s BurstSummary) string {
+	var parts []string
+	for _, k := range sortedKeys(s.Outcomes) {
+		if k != "200" {
+			parts = append(parts, fmt.Sprintf("%s × %d", k, s.Outcomes[k]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// FleetPlot plots p99 latency against the number of processes, one line per
+// crowd, room layout and operation (separate rooms dashed).
+func FleetPlot(r *FleetReport) string {
+	var series []Series
+	for _, rooms := range []string{"one", "separate"} {
+		for i, crowd := range r.Crowds {
+			for j, op := range []string{"join", "leave"} {
+				label := "1 room"
+				if rooms == "separate" {
+					label = fmt.Sprintf("%d rooms", crowd)
+				}
+				// A case and its floor share a colour; the floor is dashed.
+				s := Series{Name: fmt.Sprintf("%d, %s, %s", crowd, label, op), Dashed: rooms == "separate",
+					Color: palette[(2*i+j)%len(palette)]}
+				for _, n := range r.Processes {
+					if c := findCase(r.Cases, n, crowd, rooms); c != nil && c.burst(op).Attempts > 0 {
+						s.X = append(s.X, float64(n))
+						s.Y = append(s.Y, c.burst(op).Latency.P99/1000)
+					}
+				}
+				series = append(series, s)
+			}
+		}
+	}
+	return Plot{Title: fmt.Sprintf("Crowd p99 vs processes (%.0f s = client timeout)", r.TimeoutSeconds),
+		XLabel: "roomlease-dev processes", YLabel: "p99 latency, seconds (log)", LogY: true, Series: series}.SVG()
+}

@@ -1,0 +1,258 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/firestore"
+)
+
+// FleetConfig shapes the fleet scenario: crowds joining and leaving one room
+// through several roomlease-dev processes at once, against the same crowds
+// in rooms of their own (the floor).
+type FleetConfig struct {
+	Processes []int // fleet sizes to measure (default 1, 2, 4, 8)
+	Crowds    []int // crowd sizes (default 200, 500)
+	// Port is the first server port; process i listens on Port+i. Zero picks
+	// free ports.
+	Port int
+}
+
+// The fleet's fixed settings. The lease and grace are far longer than a run
+// so that nothing expires or is torn down behind the checks' backs: what
+// the roster and the room show afterwards is what the joins and leaves did.
+const (
+	fleetTimeout   = 10 * time.Second // the crowd's client timeout
+	fleetHeartbeat = 5 * time.Second
+	fleetLease     = 30 * time.Minute
+	fleetGrace     = 2 * time.Hour
+)
+
+// FleetReport is the scenario's result (bench/results/fleet.json).
+type FleetReport struct {
+	Started        string      `json:"started"`
+	TimeoutSeconds float64     `json:"clientTimeoutSeconds"`
+	LeaseSeconds   float64     `json:"leaseSeconds"`
+	GraceSeconds   float64     `json:"graceSeconds"`
+	Processes      []int       `json:"processes"`
+	Crowds         []int       `json:"crowds"`
+	Cases          []FleetCase `json:"cases"`
+	Ratios         []P99Ratio  `json:"p99Ratios"`
+	ElapsedSeconds float64     `json:"elapsedSeconds"`
+}
+
+// FleetCase is one crowd through one fleet, in one room or in separate rooms.
+type FleetCase struct {
+	Processes int          `json:"processes"`
+	Crowd     int          `json:"crowd"`
+	Rooms     string       `json:"rooms"` // "one" or "separate"
+	Join      BurstSummary `json:"join"`
+	Leave     BurstSummary `json:"leave"`
+	// Unacknowledged joins and leaves redone afterwards through one process
+	// (unmeasured), and how many of those still failed.
+	JoinRepairs        int          `json:"joinRepairs"`
+	JoinRepairFailures int          `json:"joinRepairFailures"`
+	LeaveRepairs       int          `json:"leaveRepairs"`
+	LeaveRepairFails   int          `json:"leaveRepairFailures"`
+	Roster             *RosterCheck `json:"rosterCheck,omitempty"`
+	Empty              *EmptyCheck  `json:"emptyCheck,omitempty"`
+	// For separate rooms: how many of the rooms ended suspected_empty.
+	RoomsSuspectedEmpty int    `json:"roomsSuspectedEmpty,omitempty"`
+	CheckError          string `json:"checkError,omitempty"`
+}
+
+// RunFleet runs the fleet scenario and writes fleet.json, fleet.md and
+// fleet.svg to o.OutDir.
+func RunFleet(ctx context.Context, o Options, fc FleetConfig) error {
+	if o.ServerBin == "" {
+		return fmt.Errorf("-server-bin is required for fleet")
+	}
+	if len(fc.Processes) == 0 {
+		fc.Processes = []int{1, 2, 4, 8}
+	}
+	if len(fc.Crowds) == 0 {
+		fc.Crowds = []int{200, 500}
+	}
+	if o.Quick {
+		fc.Processes, fc.Crowds = []int{1, 2}, []int{20}
+	}
+	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		return err
+	}
+	client, err := firestore.NewClient(ctx, o.Project)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+
+	// Everyone signs up before the clock starts; the largest crowd is
+	// everyone, smaller crowds are its first members.
+	users, err := signUpCrowd(ctx, o, maxOf(fc.Crowds))
+	if err != nil {
+		return err
+	}
+	rep := &FleetReport{Started: time.Now().UTC().Format(time.RFC3339), TimeoutSeconds: fleetTimeout.Seconds(),
+		LeaseSeconds: fleetLease.Seconds(), GraceSeconds: fleetGrace.Seconds(), Processes: fc.Processes, Crowds: fc.Crowds}
+	began := time.Now()
+	prefix := fmt.Sprintf("fleet-%d", time.Now().Unix())
+	for _, n := range fc.Processes {
+		cases, err := runFleetSize(ctx, o, fc, client, users, prefix, n)
+		rep.Cases = append(rep.Cases, cases...)
+		if err != nil {
+			return fmt.Errorf("%d processes: %w", n, err)
+		}
+	}
+	rep.ElapsedSeconds = time.Since(began).Seconds()
+	rep.Ratios = fleetRatios(rep.Cases)
+	if err := o.svg("fleet", FleetPlot(rep)); err != nil {
+		return err
+	}
+	return o.write("fleet", FleetMarkdown(rep), rep)
+}
+
+// runFleetSize starts n processes (only the first runs the sweeper, as one
+// scheduled Sweep would beside many Presence instances), runs every crowd
+// through them, and stops them.
+func runFleetSize(ctx context.Context, o Options, fc FleetConfig, client *firestore.Client, users []crowdUser, prefix string, n int) ([]FleetCase, error) {
+	var servers []*Server
+	defer func() {
+		for _, s := range servers {
+			s.Stop()
+		}
+	}()
+	env := o.serverEnv(fleetHeartbeat, fleetLease, fleetGrace)
+	for i := range n {
+		port := fc.Port + i
+		if fc.Port == 0 {
+			p, err := FreePort()
+			if err != nil {
+				return nil, err
+			}
+			port = p
+		}
+		args := []string{"-sweep=" + fmt.Sprint(i == 0)}
+		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("roomlease-bench-fleet-%d-%d.log", n, i))
+		// A port inside the kernel's ephemeral range can be held for a
+		// while by some outgoing connection (the crowd opens hundreds); a
+		// few patient retries ride that out, and the error names the port.
+		var s *Server
+		var err error
+		for attempt := 0; attempt < 3; attempt++ {
+			if s, err = StartServerOnPort(ctx, o.ServerBin, port, env, logPath, args...); err == nil {
+				break
+			}
+			sleepCtx(ctx, 2*time.Second)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("port %d: %w", port, err)
+		}
+		servers = append(servers, s)
+	}
+	apis := make([]*API, n)
+	for i, s := range servers {
+		apis[i] = NewAPI(s.URL)
+		apis[i].HTTP.Timeout = fleetTimeout
+		defer apis[i].HTTP.CloseIdleConnections()
+	}
+	// The unmeasured helper: a patient client of the first process.
+	helper := NewAPI(servers[0].URL)
+	helper.HTTP.Timeout = 30 * time.Second
+	defer helper.HTTP.CloseIdleConnections()
+
+	warmUp(ctx, apis, users, fmt.Sprintf("%s-n%d-warm", prefix, n))
+	var cases []FleetCase
+	for _, crowd := range fc.Crowds {
+		o.Log(fmt.Sprintf("fleet: %d processes, %d users into one room", n, crowd))
+		one := runOneRoom(ctx, o, client, apis, helper, users[:crowd], fmt.Sprintf("%s-n%d-c%d-one", prefix, n, crowd))
+		cases = append(cases, one)
+		o.Log(fmt.Sprintf("fleet: %d processes, %d users into %d rooms", n, crowd, crowd))
+		sep := runSeparate(ctx, o, client, apis, helper, users[:crowd], fmt.Sprintf("%s-n%d-c%d-sep", prefix, n, crowd))
+		cases = append(cases, sep)
+		if ctx.Err() != nil {
+			return cases, ctx.Err()
+		}
+	}
+	for _, s := range servers {
+		if s.Exited() {
+			return cases, fmt.Errorf("a roomlease-dev process (pid %d) exited during the run", s.PID)
+		}
+	}
+	return cases, nil
+}
+
+// warmUp sends the whole crowd through the fleet once, unmeasured, each user
+// into a room of its own: no measured request pays for a process's first
+// connection to Firestore, and the first fleet measured does not pay for
+// the emulator's warm-up alone.
+func warmUp(ctx context.Context, apis []*API, users []crowdUser, prefix string) {
+	var members []*crowdMember
+	for i := range users {
+		members = append(members, &crowdMember{user: users[i], room: fmt.Sprintf("%s-%d", prefix, i)})
+	}
+	burst(ctx, apis, members, sendJoin)
+	burst(ctx, apis, members, sendLeave)
+}
+
+func signUpCrowd(ctx context.Context, o Options, n int) ([]crowdUser, error) {
+	o.Log(fmt.Sprintf("fleet: signing up %d users at the Auth emulator", n))
+	hc := &http.Client{Timeout: 10 * time.Second}
+	users := make([]crowdUser, n)
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for i := range users {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			uid, tok, err := SignUp(ctx, hc, o.AuthHost)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			users[i] = crowdUser{uid: uid, token: tok}
+		}()
+	}
+	wg.Wait()
+	return users, firstErr
+}
+
+func maxOf(v []int) int {
+	m := 0
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// fleetRatios pairs each one-room burst with the separate-rooms burst of
+// the same fleet and crowd.
+func fleetRatios(cases []FleetCase) []P99Ratio {
+	var out []P99Ratio
+	for _, one := range cases {
+		if one.Rooms != "one" {
+			continue
+		}
+		for _, sep := range cases {
+			if sep.Rooms != "separate" || sep.Processes != one.Processes || sep.Crowd != one.Crowd {
+				continue
+			}
+			for _, op := range []struct {
+				name     string
+				one, sep BurstSummary
+			}{{"join", one.Join, sep.Join}, {"leave", one.Leave, sep.Leave}} {
+				r, bound := CompareP99(op.one, op.sep)
+				out = append(out, P99Ratio{Processes: one.Processes, Crowd: one.Crowd, Op: op.name,
+					OneRoomP99: op.one.Latency.P99, SeparateP99: op.sep.Latency.P99, Ratio: r, Bound: bound})
+			}
+		}
+	}
+	return out
+}
