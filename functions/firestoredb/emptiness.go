@@ -11,6 +11,10 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
+// settleTimeout bounds the emptiness check that follows a leave, which runs
+// on even when the caller has gone.
+const settleTimeout = 10 * time.Second
+
 // maxEmptinessRounds bounds how often settleEmptiness re-reads a room whose
 // version moved under it; each round that loses does so because another
 // departure or a join changed the room, which settles within a few.

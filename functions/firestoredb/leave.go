@@ -38,8 +38,13 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 	if plan.DeleteParticipant {
 		// The leave has committed: a failure here must not turn it into an
 		// error. The sweeper re-checks rooms whose entries were removed
-		// (FieldMayBeEmptyAt), so a room left active and empty is found.
-		if room, _, err := s.settleEmptiness(ctx, ref.RoomID, plan.DepartedAt); err == nil && room != nil {
+		// (FieldMayBeEmptyAt), so a room left active and empty is found,
+		// but up to a sweep run later. So the check outlives a caller that
+		// hangs up now (a closing tab, a client timeout): only a dying
+		// instance leaves it to the sweeper.
+		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+		defer cancel()
+		if room, _, err := s.settleEmptiness(settleCtx, ref.RoomID, plan.DepartedAt); err == nil && room != nil {
 			res.CleanupAfter = room.CleanupAfter
 		}
 	}
