@@ -37,7 +37,7 @@ func TestReadSweepDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.Memory != "256Mi" || d.MemoryGiB != 0.25 || d.VCPU != 0.167 || !d.CPUFromDefault || d.BudgetSeconds != 55 ||
-		d.LogMetrics != 6 || d.AlertPolicies != 5 || d.SchedulerJobs != 1 {
+		d.LogMetrics != 7 || d.AlertPolicies != 5 || d.SchedulerJobs != 1 {
 		t.Fatalf("read %+v from terraform/; if the deployment changed, check the new values and update this test", d)
 	}
 }
