@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/roomlease/roomlease/client"
 )
 
 // Op names the API operations the load generator measures.
@@ -59,7 +61,8 @@ func (s *OpStats) report(elapsed time.Duration) OpReport {
 		Transport: s.failed.Load(), Codes: codes, PerSecond: Ratio(float64(total), elapsed.Seconds())}
 }
 
-// API is an HTTP client of the roomlease API that records every call.
+// API calls the roomlease API through the Go client (package client) and
+// records every call: latency, and the outcome by HTTP status class.
 type API struct {
 	Base  string
 	HTTP  *http.Client
@@ -87,62 +90,54 @@ func (a *API) Reports(elapsed time.Duration) map[Op]OpReport {
 
 // Result is one API call's outcome.
 type Result struct {
-	Status  int
+	Status  int    // HTTP status; 0 when no answer came (Err is set)
 	Code    string // error code for non-2xx
-	Body    []byte
 	Sent    time.Time
 	Done    time.Time
 	Latency time.Duration
 	Err     error // transport error
 }
 
-func (a *API) call(ctx context.Context, op Op, method, path, token string, body any) Result {
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, a.Base+path, rd)
+// as returns a Go client of the API acting with token. Clients are cheap:
+// they share this API's HTTP connections.
+func (a *API) as(token string) *client.Client {
+	c, err := client.New(a.Base, client.StaticToken(token), client.WithHTTPClient(a.HTTP))
 	if err != nil {
-		return Result{Err: err}
+		panic(fmt.Sprintf("bench: a client of %q: %v", a.Base, err)) // only a malformed base URL
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	return c
+}
+
+// record times call, classifies its outcome and counts it under op.
+func (a *API) record(ctx context.Context, op Op, call func() error) Result {
 	st := a.stats[op]
 	r := Result{Sent: time.Now()}
-	resp, err := a.HTTP.Do(req)
-	if err != nil {
-		r.Done = time.Now()
+	err := call()
+	r.Done = time.Now()
+	var apiErr *client.APIError
+	switch {
+	case err == nil:
+		r.Status = http.StatusOK
+	case errors.As(err, &apiErr):
+		r.Status, r.Code = apiErr.Status, apiErr.Code
+	default:
 		r.Err = err
 		if ctx.Err() == nil {
 			st.failed.Add(1)
 		}
 		return r
 	}
-	r.Body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	r.Done = time.Now()
 	r.Latency = r.Done.Sub(r.Sent)
-	r.Status = resp.StatusCode
 	st.latency.Add(r.Latency)
 	switch {
 	case r.Status < 300:
 		st.ok.Add(1)
+	case r.Status >= 500:
+		st.status5x.Add(1)
 	default:
-		var e struct {
-			Error struct {
-				Code string `json:"code"`
-			} `json:"error"`
-		}
-		_ = json.Unmarshal(r.Body, &e)
-		r.Code = e.Error.Code
-		if r.Status >= 500 {
-			st.status5x.Add(1)
-		} else {
-			st.status4x.Add(1)
-		}
+		st.status4x.Add(1)
+	}
+	if r.Status >= 300 {
 		st.mu.Lock()
 		st.codes[fmt.Sprintf("%d %s", r.Status, r.Code)]++
 		st.mu.Unlock()
@@ -152,42 +147,51 @@ func (a *API) call(ctx context.Context, op Op, method, path, token string, body 
 
 // JoinResponse is the part of a join's answer the load generator uses.
 type JoinResponse struct {
-	Generation     int64     `json:"generation"`
-	LeaseExpiresAt time.Time `json:"leaseExpiresAt"`
-	Heartbeat      float64   `json:"heartbeatSeconds"`
-	Lease          float64   `json:"leaseSeconds"`
+	Generation     int64
+	LeaseExpiresAt time.Time
+	Heartbeat      float64 // seconds
+	Lease          float64 // seconds
 }
 
 // Join joins roomID with session sid.
 func (a *API) Join(ctx context.Context, token, roomID, sid, name string) (Result, JoinResponse) {
-	r := a.call(ctx, OpJoin, "POST", "/v1/rooms/"+roomID+"/join", token, map[string]any{"sessionId": sid, "displayName": name})
 	var jr JoinResponse
-	if r.Status == 200 {
-		_ = json.Unmarshal(r.Body, &jr)
-	}
+	r := a.record(ctx, OpJoin, func() error {
+		j, err := a.as(token).Join(ctx, roomID, sid, &name)
+		jr = JoinResponse{Generation: j.Generation, LeaseExpiresAt: j.LeaseExpiresAt, Heartbeat: j.HeartbeatSeconds, Lease: j.LeaseSeconds}
+		return err
+	})
 	return r, jr
 }
 
 // Heartbeat renews a session; it returns the new lease deadline on success.
 func (a *API) Heartbeat(ctx context.Context, token, roomID, sid string, gen int64) (Result, time.Time) {
-	r := a.call(ctx, OpHeartbeat, "POST", "/v1/rooms/"+roomID+"/heartbeat", token, map[string]any{"sessionId": sid, "generation": gen})
-	var out struct {
-		LeaseExpiresAt time.Time `json:"leaseExpiresAt"`
-	}
-	if r.Status == 200 {
-		_ = json.Unmarshal(r.Body, &out)
-	}
-	return r, out.LeaseExpiresAt
+	var deadline time.Time
+	r := a.record(ctx, OpHeartbeat, func() error {
+		var err error
+		deadline, err = a.as(token).Heartbeat(ctx, roomID, sid, gen, 0)
+		return err
+	})
+	return r, deadline
 }
 
 // Leave leaves a session.
 func (a *API) Leave(ctx context.Context, token, roomID, sid string, gen int64) Result {
-	return a.call(ctx, OpLeave, "POST", "/v1/rooms/"+roomID+"/leave", token, map[string]any{"sessionId": sid, "generation": gen})
+	return a.record(ctx, OpLeave, func() error {
+		_, err := a.as(token).Leave(ctx, roomID, sid, gen)
+		return err
+	})
 }
 
 // Read reads the room's roster.
-func (a *API) Read(ctx context.Context, token, roomID string) Result {
-	return a.call(ctx, OpRead, "GET", "/v1/rooms/"+roomID, token, nil)
+func (a *API) Read(ctx context.Context, token, roomID string) (Result, client.RoomSnapshot) {
+	var snap client.RoomSnapshot
+	r := a.record(ctx, OpRead, func() error {
+		var err error
+		snap, err = a.as(token).Room(ctx, roomID)
+		return err
+	})
+	return r, snap
 }
 
 // SignUp creates an anonymous user at the Auth emulator at authHost and

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"time"
 )
@@ -113,20 +112,18 @@ func repair(ctx context.Context, api *API, members []*crowdMember, needs func(*c
 
 // readRoster reads GET /v1/rooms/{id} as reader.
 func readRoster(ctx context.Context, api *API, reader crowdUser, room string) ([]FleetRosterEntry, error) {
-	r := api.Read(ctx, reader.token, room)
+	r, snap := api.Read(ctx, reader.token, room)
 	if r.Err != nil {
 		return nil, r.Err
 	}
 	if r.Status != 200 {
 		return nil, &statusError{r.Status, r.Code}
 	}
-	var body struct {
-		Participants []FleetRosterEntry `json:"participants"`
+	out := make([]FleetRosterEntry, 0, len(snap.Participants))
+	for _, p := range snap.Participants {
+		out = append(out, FleetRosterEntry{ParticipantID: p.ParticipantID, SessionCount: p.SessionCount})
 	}
-	if err := json.Unmarshal(r.Body, &body); err != nil {
-		return nil, err
-	}
-	return body.Participants, nil
+	return out, nil
 }
 
 type statusError struct {
