@@ -30,6 +30,11 @@ import (
 // each waiting for a fetch of their own.
 const RetryKeysAfter = 5 * time.Second
 
+// KeyFetchTimeout bounds the fetch of the key set, so that an unreachable
+// key server costs the requests that wait for it at most this long, once
+// per RetryKeysAfter, rather than their whole deadline.
+const KeyFetchTimeout = 5 * time.Second
+
 // Verifier checks App Check tokens for one Firebase project. It is safe for
 // concurrent use.
 type Verifier struct {
@@ -39,8 +44,8 @@ type Verifier struct {
 	// The Admin SDK's client fetches the key set when it is built (and
 	// then every 6 hours in the background). It is built on first use,
 	// not at start-up: a failed fetch at wiring time would break the
-	// instance for good, and in monitor mode must not even delay a
-	// request.
+	// instance for good, and a mode that never sees a token (off, or
+	// monitor before clients send any) never fetches.
 	mu        sync.Mutex
 	client    *fbappcheck.Client
 	failUntil time.Time
@@ -88,6 +93,8 @@ func (v *Verifier) clientFor(ctx context.Context) (*fbappcheck.Client, error) {
 	}
 	// One fetch at a time: concurrent first requests wait for it rather
 	// than each fetching the key set.
+	ctx, cancel := context.WithTimeout(ctx, KeyFetchTimeout)
+	defer cancel()
 	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: v.projectID})
 	if err == nil {
 		v.client, err = app.AppCheck(ctx)
