@@ -1,5 +1,7 @@
-// Package httpapi is roomlease's HTTP face: routing, authentication,
-// strict decoding, and the one table that maps errors to statuses. Handlers
+// Package httpapi is roomlease's HTTP face: routing, the gates in front of
+// every room action (App Check, authentication, the per-user rate limit;
+// guards.go), strict decoding, and the one table that maps errors to
+// statuses. Handlers
 // are thin: decode, call the presence store (which validates the request),
 // encode.
 package httpapi
