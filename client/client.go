@@ -26,6 +26,8 @@ type Client struct {
 	rand   func() float64
 	jitter float64
 	server serverClock
+	// appCheck, if set, supplies the X-Firebase-AppCheck token of each request.
+	appCheck func(ctx context.Context) (string, error)
 }
 
 // Option configures a Client.
@@ -45,6 +47,15 @@ func WithRand(f func() float64) Option { return func(c *Client) { c.rand = f } }
 // WithHeartbeatJitter sets the fraction by which a heartbeat interval is
 // shortened at random, in [0, 1) (default 0.2).
 func WithHeartbeatJitter(f float64) Option { return func(c *Client) { c.jitter = f } }
+
+// WithAppCheck makes every request carry an App Check token from tokens
+// in the X-Firebase-AppCheck header, for a server whose App Check mode is
+// monitor or enforce. tokens is called once per request, so it should
+// cache (App Check tokens last from 30 minutes to a few days); an empty
+// token sends no header, and an error fails the request before it is sent.
+func WithAppCheck(tokens func(ctx context.Context) (string, error)) Option {
+	return func(c *Client) { c.appCheck = tokens }
+}
 
 // New returns a client of the API at baseURL (e.g. "https://presence.example.com")
 // whose requests carry the tokens of tokens as bearer tokens: Firebase ID
@@ -115,6 +126,15 @@ func (c *Client) call(ctx context.Context, method, path string, body, out any) (
 		return sent, received, err
 	}
 	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	if c.appCheck != nil {
+		ac, err := c.appCheck(ctx)
+		if err != nil {
+			return sent, received, fmt.Errorf("roomlease client: App Check token: %w", err)
+		}
+		if ac != "" {
+			req.Header.Set("X-Firebase-AppCheck", ac)
+		}
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -130,7 +150,11 @@ func (c *Client) call(ctx context.Context, method, path string, body, out any) (
 		return sent, received, fmt.Errorf("roomlease client: %s %s: reading the answer: %w", method, path, err)
 	}
 	if resp.StatusCode >= 300 {
-		return sent, received, decodeError(resp.StatusCode, raw)
+		err := decodeError(resp.StatusCode, raw)
+		if apiErr, ok := err.(*APIError); ok {
+			apiErr.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), received)
+		}
+		return sent, received, err
 	}
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {
@@ -158,6 +182,7 @@ func decodeError(status int, raw []byte) error {
 		http.StatusForbidden: "permission_denied", http.StatusNotFound: "not_found",
 		http.StatusMethodNotAllowed: "method_not_allowed", http.StatusRequestEntityTooLarge: "payload_too_large",
 		http.StatusUnsupportedMediaType: "unsupported_media_type", http.StatusServiceUnavailable: "unavailable",
+		http.StatusTooManyRequests: "rate_limited",
 	}[status]
 	if code == "" && status >= 500 {
 		code = "internal"

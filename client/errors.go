@@ -3,6 +3,9 @@ package client
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
+	"time"
 )
 
 // Sentinel errors, one per code in the API's error table (README.md, "The
@@ -20,6 +23,8 @@ var (
 	ErrUnsupportedMediaType = errors.New("roomlease: unsupported_media_type") // 415
 	ErrUnavailable          = errors.New("roomlease: unavailable")            // 503: retry with backoff
 	ErrInternal             = errors.New("roomlease: internal")               // 500: a server fault
+	ErrAppCheckFailed       = errors.New("roomlease: app_check_failed")       // 401: App Check enforced; no valid App Check token (see WithAppCheck)
+	ErrRateLimited          = errors.New("roomlease: rate_limited")           // 429: too many requests from this user; retry after APIError.RetryAfter
 )
 
 var sentinels = map[string]error{
@@ -35,6 +40,8 @@ var sentinels = map[string]error{
 	"unsupported_media_type": ErrUnsupportedMediaType,
 	"unavailable":            ErrUnavailable,
 	"internal":               ErrInternal,
+	"app_check_failed":       ErrAppCheckFailed,
+	"rate_limited":           ErrRateLimited,
 }
 
 // APIError is an error answer of the API: its status, code and message.
@@ -42,6 +49,9 @@ type APIError struct {
 	Status  int
 	Code    string
 	Message string
+	// RetryAfter is the answer's Retry-After (a 429 always has one; a 503
+	// may): do not send the request again sooner. Zero when absent.
+	RetryAfter time.Duration
 }
 
 func (e *APIError) Error() string {
@@ -53,5 +63,24 @@ func (e *APIError) Error() string {
 func (e *APIError) Unwrap() error { return sentinels[e.Code] }
 
 // Retryable reports whether the same request may succeed later unchanged:
-// the server was unavailable or faulted.
-func (e *APIError) Retryable() bool { return e.Status >= 500 }
+// the server was unavailable or faulted, or the user was over the rate
+// limit (then wait RetryAfter first).
+func (e *APIError) Retryable() bool { return e.Status >= 500 || e.Status == http.StatusTooManyRequests }
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date
+// relative to now. Anything else is treated as absent.
+func retryAfter(h string, now time.Time) time.Duration {
+	if h == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(h); err == nil {
+		if n < 0 {
+			return 0
+		}
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

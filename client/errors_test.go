@@ -32,6 +32,8 @@ var table = []struct {
 	{415, "unsupported_media_type", client.ErrUnsupportedMediaType},
 	{503, "unavailable", client.ErrUnavailable},
 	{500, "internal", client.ErrInternal},
+	{401, "app_check_failed", client.ErrAppCheckFailed},
+	{429, "rate_limited", client.ErrRateLimited},
 }
 
 // Every code of the README's error table decodes to its sentinel, and to no

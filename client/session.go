@@ -112,15 +112,22 @@ func (s *Session) emit(e Event) {
 }
 
 // loop heartbeats every interval (shortened by the jitter), and after a
-// failure sooner, with backoff, but never later than the regular interval.
+// failure sooner, with backoff, but never later than the regular interval
+// unless the server's Retry-After says so.
 func (s *Session) loop() {
 	defer close(s.done)
 	failures := 0
+	var notBefore time.Duration // the last answer's Retry-After
 	for {
 		delay := s.nextBeat()
 		if failures > 0 {
 			backoff := min(500*time.Millisecond<<min(failures-1, 10), s.Joined().Heartbeat())
 			delay = time.Duration(float64(backoff) * (0.5 + s.c.rand()/2))
+			// The server said when to come back (429, or a 503 with
+			// Retry-After): sooner would only be refused again. This may
+			// be later than the regular interval, even past the lease end;
+			// the next beat then rejoins.
+			delay = max(delay, notBefore)
 		}
 		select {
 		case <-s.stop:
@@ -131,6 +138,11 @@ func (s *Session) loop() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		err := s.Beat(ctx)
 		cancel()
+		notBefore = 0
+		var apiErr *APIError
+		if errors.As(err, &apiErr) {
+			notBefore = apiErr.RetryAfter
+		}
 		switch {
 		case err == nil:
 			failures = 0

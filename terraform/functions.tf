@@ -24,6 +24,10 @@ locals {
     ROOMLEASE_ALLOWED_ORIGINS    = var.allowed_origins
     ROOMLEASE_CLEANUP_MODE       = var.cleanup_mode
     ROOMLEASE_LOG_LEVEL          = var.log_level
+    # Read by the API only; the sweeper validates them like the rest.
+    ROOMLEASE_APP_CHECK  = var.app_check_mode
+    ROOMLEASE_RATE_LIMIT = tostring(var.rate_limit)
+    ROOMLEASE_RATE_BURST = tostring(var.rate_burst)
   }
 
   sweep_env = merge(local.common_env, {

@@ -330,3 +330,38 @@ variable "notification_channels" {
     error_message = "notification_channels must be full IDs of the form projects/PROJECT/notificationChannels/ID."
   }
 }
+
+# --- App Check and rate limits ----------------------------------------------
+
+variable "app_check_mode" {
+  description = "ROOMLEASE_APP_CHECK: what the API does with requests that carry no valid Firebase App Check token. monitor (the default) serves them and logs and counts them (metric roomlease/app_check_failures); enforce refuses them with 401 app_check_failed; off ignores App Check. Move to enforce once the metric shows that your clients send tokens (docs/operations.md, \"App Check and rate limits\")."
+  type        = string
+  default     = "monitor"
+
+  validation {
+    condition     = contains(["off", "monitor", "enforce"], var.app_check_mode)
+    error_message = "app_check_mode must be off, monitor or enforce."
+  }
+}
+
+variable "rate_limit" {
+  description = "ROOMLEASE_RATE_LIMIT: requests per second each user may make, sustained, per instance (N instances admit up to N times this). 0 turns the limit off."
+  type        = number
+  default     = 5
+
+  validation {
+    condition     = var.rate_limit >= 0
+    error_message = "rate_limit must be a number of requests per second, 0 or more."
+  }
+}
+
+variable "rate_burst" {
+  description = "ROOMLEASE_RATE_BURST: how many requests a user may make at once, per instance, before rate_limit applies."
+  type        = number
+  default     = 30
+
+  validation {
+    condition     = var.rate_burst >= 1 && floor(var.rate_burst) == var.rate_burst
+    error_message = "rate_burst must be a whole number of at least 1."
+  }
+}

@@ -13,10 +13,12 @@ import (
 
 	"cloud.google.com/go/firestore"
 
+	"github.com/roomlease/roomlease/functions/appcheck"
 	"github.com/roomlease/roomlease/functions/auth"
 	"github.com/roomlease/roomlease/functions/config"
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/httpapi"
+	"github.com/roomlease/roomlease/functions/ratelimit"
 	"github.com/roomlease/roomlease/functions/sweep"
 )
 
@@ -46,10 +48,22 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		return nil, err
 	}
 	store := firestoredb.New(client, cfg.Presence, time.Now)
-	api := httpapi.New(httpapi.Options{
+	apiOpts := httpapi.Options{
 		Store: store, Tokens: verifier, Settings: cfg.Presence,
-		AllowedOrigins: cfg.AllowedOrigins, Logger: log,
-	})
+		AllowedOrigins: cfg.AllowedOrigins, Logger: log, AppCheckMode: cfg.AppCheckMode,
+	}
+	// Off builds no App Check client at all: nothing fetches the key set,
+	// which is what local runs on the emulators need.
+	if cfg.AppCheckMode != httpapi.AppCheckOff {
+		apiOpts.AppCheck = appcheck.NewVerifier(cfg.ProjectID, time.Now)
+	}
+	if cfg.RateLimited() {
+		if apiOpts.RateLimiter, err = ratelimit.New(cfg.RateLimit, time.Now); err != nil {
+			client.Close()
+			return nil, err
+		}
+	}
+	api := httpapi.New(apiOpts)
 	sweeper, err := sweep.New(store, cfg.Sweep, time.Now, sweep.SleepContext, log)
 	if err != nil {
 		client.Close()

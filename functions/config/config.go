@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/logging"
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/ratelimit"
 	"github.com/roomlease/roomlease/functions/sweep"
 )
 
@@ -23,6 +25,10 @@ type Config struct {
 	AllowedOrigins []string // CORS origins for browser clients; "*" allows any
 	LogLevel       slog.Level
 	Sweep          sweep.Config
+	// AppCheckMode is what the API does with App Check tokens; RateLimit
+	// limits each user's requests per instance (Rate 0: no limit).
+	AppCheckMode httpapi.AppCheckMode
+	RateLimit    ratelimit.Config
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -155,6 +161,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if err := CheckEmulatorGuard(getenv); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, readGuards(getenv, &c)...)
 	if len(errs) == 0 {
 		if err := c.Presence.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("invalid presence settings: %w", err))

@@ -15,6 +15,8 @@ const (
 	eMethodNotAllowed = "method_not_allowed"
 	eTooLarge         = "payload_too_large"
 	eMediaType        = "unsupported_media_type"
+	eAppCheckFailed   = "app_check_failed" // App Check enforced, and the token is missing or not valid
+	eRateLimited      = "rate_limited"     // the user is over the per-instance request rate
 )
 
 // statusOf is the one table from error codes to HTTP statuses. A code that is
@@ -32,6 +34,8 @@ var statusOf = map[string]int{
 	eMethodNotAllowed:         http.StatusMethodNotAllowed,
 	eTooLarge:                 http.StatusRequestEntityTooLarge,
 	eMediaType:                http.StatusUnsupportedMediaType,
+	eAppCheckFailed:           http.StatusUnauthorized,
+	eRateLimited:              http.StatusTooManyRequests,
 }
 
 // writeError answers with err in the documented shape. Server faults are

@@ -1,5 +1,7 @@
-// Package httpapi is roomlease's HTTP face: routing, authentication,
-// strict decoding, and the one table that maps errors to statuses. Handlers
+// Package httpapi is roomlease's HTTP face: routing, the gates in front of
+// every room action (App Check, authentication, the per-user rate limit;
+// guards.go), strict decoding, and the one table that maps errors to
+// statuses. Handlers
 // are thin: decode, call the presence store (which validates the request),
 // encode.
 package httpapi
@@ -34,6 +36,13 @@ type Options struct {
 	Settings       presence.Settings // told to clients on join
 	AllowedOrigins []string          // CORS; "*" allows any origin
 	Logger         *slog.Logger
+	// AppCheckMode says what happens to requests without a valid App
+	// Check token (default off); AppCheck verifies tokens and is only
+	// used when the mode is not off.
+	AppCheckMode AppCheckMode
+	AppCheck     AppCheckVerifier
+	// RateLimiter, if set, limits each user's requests (per instance).
+	RateLimiter RateLimiter
 }
 
 // Handler serves the client API.
@@ -44,11 +53,20 @@ type Handler struct {
 	origins  map[string]bool
 	anyOrig  bool
 	log      *slog.Logger
+
+	appCheckMode AppCheckMode
+	appCheck     AppCheckVerifier
+	limiter      RateLimiter
 }
 
-// New returns the API handler.
+// New returns the API handler. It panics if AppCheckMode is monitor or
+// enforce without an AppCheck verifier: a wiring mistake, not a request's.
 func New(o Options) *Handler {
-	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{}}
+	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
+		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter}
+	if h.appCheckMode != "" && h.appCheckMode != AppCheckOff && h.appCheck == nil {
+		panic("httpapi: App Check mode " + string(h.appCheckMode) + " needs an AppCheck verifier")
+	}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -127,9 +145,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), RequestTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)
+		// The order of the gates: App Check (which app), then the ID token
+		// (which user), then that user's rate. Each refuses before
+		// anything is read or written.
+		if err := h.checkAppCheck(r, actionName(action)); err != nil {
+			if presence.ErrorCode(err) == eAppCheckFailed {
+				w.Header().Set("WWW-Authenticate", `Firebase-AppCheck realm="roomlease"`)
+			}
+			h.writeError(w, r, err)
+			return
+		}
 		uid, err := h.authenticate(r)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="roomlease"`)
+			h.writeError(w, r, err)
+			return
+		}
+		if err := h.checkRate(w, r, uid, actionName(action)); err != nil {
 			h.writeError(w, r, err)
 			return
 		}
@@ -139,6 +171,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.writeError(w, r, errorf(eNotFound, "no such endpoint: "+r.Method+" "+r.URL.EscapedPath()))
+}
+
+// actionName names a room action in logs ("read" for the GET), never
+// with the room id.
+func actionName(action string) string {
+	if action == "" {
+		return "read"
+	}
+	return action
 }
 
 func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
@@ -176,7 +217,11 @@ func (h *Handler) cors(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodOptions {
 		hdr.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		hdr.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+		hdr.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, "+AppCheckHeader)
 		hdr.Set("Access-Control-Max-Age", "600")
+	} else {
+		// Retry-After is not a CORS-safelisted response header: without
+		// this, a browser client could not read it from a 429.
+		hdr.Set("Access-Control-Expose-Headers", "Retry-After")
 	}
 }

@@ -66,6 +66,9 @@ run "environment_from_variables" {
       ROOMLEASE_ALLOWED_ORIGINS    = "*"
       ROOMLEASE_CLEANUP_MODE       = "observe"
       ROOMLEASE_LOG_LEVEL          = "info"
+      ROOMLEASE_APP_CHECK          = "monitor"
+      ROOMLEASE_RATE_LIMIT         = "5"
+      ROOMLEASE_RATE_BURST         = "30"
     })
     error_message = "Presence environment: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"
   }
@@ -315,5 +318,36 @@ run "outputs" {
       output.service_accounts.scheduler == "roomlease-scheduler@roomlease-test.iam.gserviceaccount.com"
     )
     error_message = "Outputs must expose the function URLs and the service accounts."
+  }
+}
+
+run "app_check_and_rate_limit_reach_the_api" {
+  variables {
+    app_check_mode = "enforce"
+    rate_limit     = 0.5
+    rate_burst     = 4
+  }
+
+  assert {
+    condition = (
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_APP_CHECK"] == "enforce" &&
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_RATE_LIMIT"] == "0.5" &&
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_RATE_BURST"] == "4"
+    )
+    error_message = "app_check_mode, rate_limit and rate_burst must reach the API's environment: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"
+  }
+}
+
+run "app_check_failures_counted" {
+  assert {
+    condition = (
+      google_logging_metric.app_check_failures.name == "roomlease/app_check_failures" &&
+      strcontains(google_logging_metric.app_check_failures.filter, "resource.labels.service_name=\"roomlease-presence\"") &&
+      strcontains(google_logging_metric.app_check_failures.filter, "jsonPayload.appCheck:*") &&
+      google_logging_metric.app_check_failures.label_extractors["reason"] == "EXTRACT(jsonPayload.appCheck)" &&
+      google_logging_metric.app_check_failures.label_extractors["mode"] == "EXTRACT(jsonPayload.appCheckMode)" &&
+      google_logging_metric.app_check_failures.metric_descriptor[0].value_type == "INT64"
+    )
+    error_message = "roomlease/app_check_failures must count the API's lines with an appCheck field, by reason and mode."
   }
 }

@@ -113,3 +113,21 @@ run "rejects_sweep_budget_near_timeout" {
   }
   expect_failures = [google_cloudfunctions2_function.sweep]
 }
+
+run "rejects_unknown_app_check_mode" {
+  command = plan
+  variables { app_check_mode = "strict" }
+  expect_failures = [var.app_check_mode]
+}
+
+run "rejects_negative_rate_limit" {
+  command = plan
+  variables { rate_limit = -1 }
+  expect_failures = [var.rate_limit]
+}
+
+run "rejects_fractional_rate_burst" {
+  command = plan
+  variables { rate_burst = 2.5 }
+  expect_failures = [var.rate_burst]
+}

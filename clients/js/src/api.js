@@ -9,24 +9,62 @@ export class RoomleaseError extends Error {
    * @param {string} code the API's snake_case code, or "network"
    * @param {string} message
    */
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfterSeconds = null) {
     super(message || code);
     this.name = 'RoomleaseError';
     this.status = status;
     this.code = code;
+    /** The answer's Retry-After in seconds (always on a 429), or null. */
+    this.retryAfterSeconds = retryAfterSeconds;
   }
+}
+
+/**
+ * Reads a Retry-After header: seconds, or an HTTP date relative to nowMs.
+ * @returns {number | null}
+ */
+export function parseRetryAfter(value, nowMs) {
+  if (value === null || value === undefined || value === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  if (!Number.isFinite(at)) return null;
+  return Math.max(0, Math.ceil((at - nowMs) / 1000));
+}
+
+/** An App Check token as the option returns it: a string, or Firebase's { token }. */
+function appCheckTokenOf(result) {
+  if (typeof result === 'string') return result || null;
+  if (result && typeof result.token === 'string') return result.token || null;
+  return null;
 }
 
 export class RoomleaseApi {
   /**
-   * @param {{apiUrl: string, auth: {currentUser: any}, fetch: typeof fetch, now: () => number}} deps
+   * @param {{apiUrl: string, auth: {currentUser: any}, fetch: typeof fetch, now: () => number,
+   *   appCheckToken?: (forceRefresh: boolean) => Promise<string | {token: string} | null | undefined>}} deps
    */
-  constructor({ apiUrl, auth, fetch, now }) {
+  constructor({ apiUrl, auth, fetch, now, appCheckToken }) {
     this.apiUrl = apiUrl;
     this.auth = auth;
     this._fetch = fetch;
     this._now = now;
     this._lastToken = null;
+    this._appCheckToken = appCheckToken || null;
+    this._lastAppCheck = null;
+  }
+
+  /** The App Check token for the next request, or null when not configured. */
+  async _appCheck(force) {
+    if (!this._appCheckToken) return null;
+    this._lastAppCheck = appCheckTokenOf(await this._appCheckToken(force));
+    return this._lastAppCheck;
+  }
+
+  _headers(token, appCheck, hasBody) {
+    const headers = { Authorization: `Bearer ${token}` };
+    if (appCheck) headers['X-Firebase-AppCheck'] = appCheck;
+    if (hasBody) headers['Content-Type'] = 'application/json';
+    return headers;
   }
 
   async _token(force) {
@@ -37,31 +75,29 @@ export class RoomleaseApi {
   }
 
   /**
-   * One API call. Retries once with a fresh token on 401. `sent` and
-   * `received` are read from the injected clock around the request: they
-   * bracket the moment the server answered, for the server clock estimate.
+   * One API call. Retries once on 401: with a fresh App Check token when
+   * the server says app_check_failed, otherwise with a fresh ID token.
+   * `sent` and `received` are read from the injected clock around the
+   * request: they bracket the moment the server answered, for the server
+   * clock estimate. A 429 is not retried here: the error carries
+   * `retryAfterSeconds`, and the heartbeat loop waits at least that long.
    * @returns {Promise<{data: any, sent: number, received: number}>}
    */
-  async call(method, path, body, { retryAuth = true } = {}) {
+  async call(method, path, body, { retryAuth = true, forceAppCheck = false } = {}) {
     const token = await this._token(false);
+    const appCheck = await this._appCheck(forceAppCheck);
     const sent = this._now();
     let res;
     try {
       res = await this._fetch(this.apiUrl + path, {
         method,
-        headers: body === undefined
-          ? { Authorization: `Bearer ${token}` }
-          : { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        headers: this._headers(token, appCheck, body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {
       throw new RoomleaseError(0, 'network', `roomlease API unreachable: ${err && err.message}`);
     }
     const received = this._now();
-    if (res.status === 401 && retryAuth) {
-      await this._token(true);
-      return this.call(method, path, body, { retryAuth: false });
-    }
     let data = null;
     if (res.status !== 204) {
       try {
@@ -70,9 +106,18 @@ export class RoomleaseApi {
         data = null;
       }
     }
+    const e = data && data.error;
+    if (res.status === 401 && retryAuth) {
+      if (e && e.code === 'app_check_failed') {
+        if (this._appCheckToken) return this.call(method, path, body, { retryAuth: false, forceAppCheck: true });
+      } else {
+        await this._token(true);
+        return this.call(method, path, body, { retryAuth: false });
+      }
+    }
     if (!res.ok) {
-      const e = data && data.error;
-      throw new RoomleaseError(res.status, (e && e.code) || `http_${res.status}`, (e && e.message) || res.statusText);
+      const retryAfter = parseRetryAfter(res.headers && res.headers.get ? res.headers.get('Retry-After') : null, this._now());
+      throw new RoomleaseError(res.status, (e && e.code) || `http_${res.status}`, (e && e.message) || res.statusText, retryAfter);
     }
     return { data, sent, received };
   }
@@ -91,7 +136,8 @@ export class RoomleaseApi {
       Promise.resolve(this._fetch(this.apiUrl + path, {
         method: 'POST',
         keepalive: true,
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        // The last App Check token too, for the same reason as the ID token.
+        headers: this._headers(token, this._lastAppCheck, true),
         body: JSON.stringify(body),
       })).catch(() => {});
     } catch {

@@ -30,7 +30,12 @@ export class RoomleaseClient {
     this.sessionIds = options.sessionIds || memorySessionIds(options.sessionId);
     const fetchFn = options.fetch || (typeof fetch === 'function' ? fetch.bind(globalThis) : null);
     if (!fetchFn) throw new TypeError('no fetch on this platform: pass options.fetch');
-    this._api = new RoomleaseApi({ apiUrl: this.apiUrl, auth, fetch: fetchFn, now: this.now });
+    if (options.appCheckToken !== undefined && typeof options.appCheckToken !== 'function') {
+      throw new TypeError('appCheckToken must be a function (forceRefresh) => Promise<string | {token}>');
+    }
+    this._api = new RoomleaseApi({
+      apiUrl: this.apiUrl, auth, fetch: fetchFn, now: this.now, appCheckToken: options.appCheckToken,
+    });
     this._clock = new ServerClock(this.now);
     /** @type {Map<string, Room>} */
     this.rooms = new Map();

@@ -195,12 +195,13 @@ export class Room {
         this._emit('error', { error: err, during: 'heartbeat' });
         return;
       }
-      // Network trouble or a 5xx: retry with backoff, but never later than
-      // the next regular beat.
+      // Network trouble, a 5xx or a 429: retry with backoff, but never
+      // later than the next regular beat, unless the server said when to
+      // come back (Retry-After): sooner would only be refused again.
       this._failures++;
       this._emit('error', { error: err, during: this.status === 'rejoining' ? 'join' : 'heartbeat' });
       const backoff = Math.min(500 * 2 ** (this._failures - 1), this.heartbeatSeconds * 1000);
-      this._schedule(backoff * (0.5 + this.client.random() / 2));
+      this._schedule(Math.max(backoff * (0.5 + this.client.random() / 2), (err.retryAfterSeconds || 0) * 1000));
     }
   }
 

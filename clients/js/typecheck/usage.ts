@@ -4,6 +4,7 @@
 import { initializeApp } from 'firebase/app';
 import { getAuth } from 'firebase/auth';
 import { getFirestore } from 'firebase/firestore';
+import { ReCaptchaEnterpriseProvider, getToken, initializeAppCheck } from 'firebase/app-check';
 import { createRoomleaseClient as browserClient } from '@roomlease/client/browser';
 import { createRoomleaseClient as nodeClient } from '@roomlease/client/node';
 import { createRoomleaseClient as nativeClient, type AppStateLike } from '@roomlease/client/react-native';
@@ -61,3 +62,19 @@ function native(appState: AppStateLike): void {
 void browser;
 void node;
 void native;
+
+// App Check as docs/clients.md shows it: Firebase's getToken passed as it is,
+// and a 429's Retry-After read off the error.
+async function withAppCheck(): Promise<void> {
+  const appCheck = initializeAppCheck(app, { provider: new ReCaptchaEnterpriseProvider('site-key'), isTokenAutoRefreshEnabled: true });
+  const client = browserClient({ apiUrl: 'http://127.0.0.1:8081', auth, firestore, storage: null, appCheckToken: (force) => getToken(appCheck, force) });
+  const plain = nodeClient({ apiUrl: 'http://127.0.0.1:8081', auth, firestore, appCheckToken: async () => 'token' });
+  const room = await client.join('standup');
+  room.on('error', ({ error }) => {
+    const wait: number | null = error instanceof RoomleaseError && error.code === 'rate_limited' ? error.retryAfterSeconds : null;
+    void wait;
+  });
+  plain.close();
+  client.close();
+}
+void withAppCheck;

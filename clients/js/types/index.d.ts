@@ -47,6 +47,14 @@ export interface ClientOptions {
   sessionIds?: SessionIds;
   /** A fixed session id. */
   sessionId?: string;
+  /**
+   * Supplies the Firebase App Check token sent with every request (header
+   * `X-Firebase-AppCheck`), for a server with App Check on. Pass Firebase's
+   * `(force) => getToken(appCheck, force)`; it is called per request
+   * (Firebase caches the token) and with `true` once after the server
+   * answers 401 `app_check_failed`.
+   */
+  appCheckToken?: (forceRefresh: boolean) => Promise<string | { token: string } | null | undefined>;
 }
 
 export type RoomStatus =
@@ -113,11 +121,13 @@ export interface RoomSnapshot {
 }
 
 export declare class RoomleaseError extends Error {
-  constructor(status: number, code: string, message: string);
+  constructor(status: number, code: string, message: string, retryAfterSeconds?: number | null);
   /** HTTP status; 0 when the API could not be reached. */
   status: number;
   /** The API's error code (e.g. "stale_generation"), or "network". */
   code: string;
+  /** The answer's Retry-After in seconds (always set on a 429 `rate_limited`), or null. */
+  retryAfterSeconds: number | null;
 }
 
 export declare class Room {

@@ -1,0 +1,87 @@
+package appcheck_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/appcheck"
+	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/appchecktest"
+	"github.com/roomlease/roomlease/internal/testclock"
+)
+
+const project = "demo-roomlease"
+
+func TestVerifier_Tokens(t *testing.T) {
+	iss := appchecktest.Start(t)
+	v := appcheck.NewVerifier(project, time.Now)
+	ctx := context.Background()
+
+	t.Run("ValidToken", func(t *testing.T) {
+		if err := v.VerifyAppCheckToken(ctx, iss.Valid(t, project)); err != nil {
+			t.Fatalf("valid token refused: %v", err)
+		}
+	})
+	for _, tc := range []struct {
+		name, token, message string
+	}{
+		{"Expired", iss.Token(t, project, time.Now().Add(-time.Minute)), "expired"},
+		{"WrongProject", iss.Valid(t, "someone-else"), "another project"},
+		{"SignedByAnotherKey", iss.Forged(t, project), "not valid"},
+		{"NotAJWT", "not-a-token", "not valid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := v.VerifyAppCheckToken(ctx, tc.token)
+			if presence.ErrorCode(err) != presence.EUnauthenticated {
+				t.Fatalf("got %v, want %s", err, presence.EUnauthenticated)
+			}
+			msg := presence.ErrorMessage(err)
+			if !strings.Contains(msg, tc.message) {
+				t.Errorf("message %q does not say %q", msg, tc.message)
+			}
+			if strings.Contains(msg, tc.token) {
+				t.Errorf("message repeats the token: %q", msg)
+			}
+		})
+	}
+	t.Run("KeySetFetchedOnce", func(t *testing.T) {
+		if n := iss.Fetches(); n != 1 {
+			t.Fatalf("key set fetched %d times for these verifications, want 1", n)
+		}
+	})
+}
+
+// An unreachable key set is "could not verify" (503), not "invalid"; the
+// failure is remembered for RetryKeysAfter so that a burst of requests does
+// not fetch once each, and the next request after it fetches again.
+func TestVerifier_KeySetUnavailable(t *testing.T) {
+	iss := appchecktest.Start(t)
+	clock := testclock.New(testclock.Start)
+	v := appcheck.NewVerifier(project, clock.Now)
+	ctx := context.Background()
+	token := iss.Valid(t, project)
+
+	iss.SetDown(true)
+	for range 3 {
+		if err := v.VerifyAppCheckToken(ctx, token); presence.ErrorCode(err) != presence.EUnavailable {
+			t.Fatalf("with the key set down: %v, want %s", err, presence.EUnavailable)
+		}
+	}
+	if n := iss.Fetches(); n != 1 {
+		t.Fatalf("%d fetches within RetryKeysAfter, want 1", n)
+	}
+	iss.SetDown(false)
+	clock.Advance(appcheck.RetryKeysAfter - time.Millisecond)
+	if err := v.VerifyAppCheckToken(ctx, token); presence.ErrorCode(err) != presence.EUnavailable {
+		t.Fatalf("just before the retry time: %v, want %s still", err, presence.EUnavailable)
+	}
+	clock.Advance(time.Millisecond)
+	if err := v.VerifyAppCheckToken(ctx, token); err != nil {
+		t.Fatalf("after the retry time, with the key set back: %v", err)
+	}
+	if n := iss.Fetches(); n != 2 {
+		t.Fatalf("%d fetches in all, want 2", n)
+	}
+}
