@@ -27,7 +27,7 @@ func TestTinyLoadRun(t *testing.T) {
 	authHost := emulatortest.AuthHost(t)
 	client, _ := emulatortest.Firestore(t)
 	ctx := context.Background()
-	verifier, err := auth.NewVerifier(ctx, emulatortest.AuthProjectID())
+	verifier, err := auth.NewVerifier(ctx, emulatortest.AuthProjectID(), auth.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

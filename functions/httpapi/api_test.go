@@ -32,7 +32,7 @@ func MustOpenAPI(tb testing.TB) *apiFixture {
 	tb.Helper()
 	emulatortest.AuthHost(tb)
 	client, _ := emulatortest.Firestore(tb)
-	verifier, err := auth.NewVerifier(context.Background(), emulatortest.AuthProjectID())
+	verifier, err := auth.NewVerifier(context.Background(), emulatortest.AuthProjectID(), auth.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
