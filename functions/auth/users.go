@@ -70,8 +70,9 @@ type userAnswer struct {
 // or just after it; this check refuses it (iat ≤ validSince), where the
 // Admin SDK's own check accepts it (iat < validSince). Refusing is the side
 // that cannot leave a revoked token working for its remaining hour; the
-// price is that a user who signs in again within that same second gets one
-// 401 and succeeds with the next token (docs/clients.md).
+// price is that a user who signs in again within that same second is
+// refused until their client holds a token of a later second
+// (docs/clients.md).
 func (a userAnswer) judge(issuedAt time.Time) error {
 	switch {
 	case !a.exists:
