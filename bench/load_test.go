@@ -27,7 +27,7 @@ func TestTinyLoadRun(t *testing.T) {
 	authHost := emulatortest.AuthHost(t)
 	client, _ := emulatortest.Firestore(t)
 	ctx := context.Background()
-	verifier, err := auth.NewVerifier(ctx, emulatortest.AuthProjectID())
+	verifier, err := auth.NewVerifier(ctx, emulatortest.AuthProjectID(), auth.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,8 @@ func TestTinyLoadRun(t *testing.T) {
 }
 
 // Per-operation costs are exact counts, and the ones the design promises
-// hold: a heartbeat is one read, and one write only when it renews, and
+// hold: a heartbeat is one read (plus the room's policy once per
+// ROOMLEASE_POLICY_CACHE per instance), and one write only when it renews, and
 // touches neither the room document nor a roster entry; a stale leave writes nothing. The rendered
 // table carries every measured operation with its counts.
 func TestMeasureOps(t *testing.T) {
@@ -76,6 +77,10 @@ func TestMeasureOps(t *testing.T) {
 		if c.Reads != 1 || c.Writes != writes || c.RoomWritten || c.RosterWritten {
 			t.Errorf("%s: %+v, want 1 read, %d writes, neither room nor roster written", name, c, writes)
 		}
+	}
+	// The policy read: once per room, instance and ROOMLEASE_POLICY_CACHE.
+	if c := opCount(t, counts, bench.HeartbeatPolicyLabel); c.Reads != 2 || c.Writes != 0 || c.RoomWritten || c.RosterWritten {
+		t.Errorf("%s: %+v, want 2 reads (session and policy), no writes", bench.HeartbeatPolicyLabel, c)
 	}
 	if c := opCount(t, counts, "leave: stale generation (no effect)"); c.Writes != 0 || c.RoomWritten || c.RosterWritten {
 		t.Errorf("stale leave: %+v", c)

@@ -40,6 +40,9 @@ func (c *Clock) Sleep(context.Context, time.Duration) error { return nil }
 const (
 	HeartbeatSkipLabel  = "heartbeat: more than RenewWhenLeft of the lease left (writes nothing)"
 	HeartbeatRenewLabel = "heartbeat: RenewWhenLeft of the lease left (renews)"
+	// HeartbeatPolicyLabel is a heartbeat that finds the room's policy not
+	// cached on its instance (once per ROOMLEASE_POLICY_CACHE per room).
+	HeartbeatPolicyLabel = "heartbeat: first of a room on an instance within ROOMLEASE_POLICY_CACHE (also reads the policy; writes nothing)"
 )
 
 // MeasureOps runs each store operation once on a fresh room of client's
@@ -100,6 +103,10 @@ func MeasureOps(ctx context.Context, client *firestore.Client, room string) ([]O
 	measure("join: reconnect of a known session (new generation)", func() (err error) { a1, err = join("alice", "tab-1"); return })
 	measure("join: third user", func() (err error) { c1, err = join("carol", "tab-1"); return })
 	heartbeat := func() error { _, err := store.Heartbeat(ctx, a1); return err }
+	// The first heartbeat of a room on an instance also reads the room's
+	// policy, which the instance then keeps for ROOMLEASE_POLICY_CACHE; the
+	// labelled measurements below are the heartbeats within that period.
+	measure(HeartbeatPolicyLabel, heartbeat)
 	measure(HeartbeatSkipLabel, heartbeat)
 	clock.Advance(settings.Lease - settings.RenewWithin())
 	measure(HeartbeatRenewLabel, heartbeat)

@@ -116,8 +116,8 @@ resource "google_service_account" "build" {
 # which breaks destroy-and-redeploy; so the predefined role it is.
 #
 # Presence verifies Firebase ID tokens against Google's public signing keys,
-# which needs no IAM permission (only checking for revoked tokens would need
-# roles/firebaseauth.viewer).
+# which needs no IAM permission; see presence_auth_viewer for the revocation
+# check.
 
 locals {
   firestore_database_resource = "projects/${var.project_id}/databases/${local.database_id}"
@@ -149,6 +149,25 @@ resource "google_project_iam_member" "presence_firestore" {
 
   # Granting a role goes through the Resource Manager API; the service
   # account's own dependency on the APIs orders only the account.
+  depends_on = [google_project_service.enabled]
+}
+
+# --- Firebase Auth access ---------------------------------------------------
+#
+# Presence looks up the user behind a token (at most once per
+# ROOMLEASE_REVOCATION_CHECK_EVERY per user and instance) to refuse disabled
+# users and revoked tokens: accounts:lookup, which needs the permission
+# firebaseauth.users.get. roles/firebaseauth.viewer is the narrowest
+# predefined role with it (read-only: users, the Auth configuration, and the
+# project's Firebase apps); a custom role with only that permission would be
+# narrower still, but custom role IDs stay reserved for weeks after a
+# destroy (see above). Firebase Auth takes grants on the project only. The
+# sweeper verifies no tokens and gets nothing here.
+resource "google_project_iam_member" "presence_auth_viewer" {
+  project = var.project_id
+  role    = "roles/firebaseauth.viewer"
+  member  = google_service_account.presence.member
+
   depends_on = [google_project_service.enabled]
 }
 
@@ -328,6 +347,7 @@ resource "google_cloudfunctions2_function" "presence" {
   depends_on = [
     google_project_service.enabled,
     google_project_iam_member.presence_firestore,
+    google_project_iam_member.presence_auth_viewer,
     google_project_iam_member.build_logs,
     google_project_iam_member.build_sources,
     google_artifact_registry_repository_iam_member.build_push,

@@ -42,7 +42,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	if err != nil {
 		return nil, fmt.Errorf("firestore client for project %q database %q: %w", cfg.ProjectID, cfg.DatabaseID, err)
 	}
-	verifier, err := auth.NewVerifier(ctx, cfg.ProjectID)
+	verifier, err := auth.NewVerifier(ctx, cfg.ProjectID, auth.Options{CheckEvery: cfg.RevocationCheckEvery, Logger: log})
 	if err != nil {
 		client.Close()
 		return nil, err

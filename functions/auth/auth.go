@@ -1,16 +1,30 @@
 // Package auth verifies Firebase ID tokens: the caller's identity comes from
 // the token's uid, never from a request body.
 //
-// With FIREBASE_AUTH_EMULATOR_HOST set, the Firebase Admin SDK accepts the
-// Auth emulator's unsigned tokens and asks the emulator whether the user
-// still exists; everything else (audience, issuer, expiry) is checked as in
+// Verification has two halves:
+//
+//  1. The token itself (signature, audience, issuer, expiry), checked by the
+//     Firebase Admin SDK's VerifyIDToken on every request. In production
+//     that is local work against Google's public keys, which the SDK caches.
+//  2. The user behind it: a disabled user, a deleted one, or a token issued
+//     before the user's tokens were revoked is refused. That needs the user
+//     record, an RPC to Firebase Auth, so it is looked up at most once per
+//     CheckEvery per uid and instance (see users.go): a disabled user or a
+//     revoked token is refused within CheckEvery, at a cost that grows with
+//     the number of users, not with their request rate.
+//
+// With FIREBASE_AUTH_EMULATOR_HOST set, the SDK accepts the Auth emulator's
+// unsigned tokens and, in half 1, itself looks the user up on every request
+// (and refuses disabled users and revoked tokens at once); half 2 runs as in
 // production.
 package auth
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"time"
 
 	firebase "firebase.google.com/go/v4"
 	fbauth "firebase.google.com/go/v4/auth"
@@ -19,13 +33,33 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
+// Options configure a Verifier. The zero value is usable.
+type Options struct {
+	// CheckEvery is how long a user's record, once looked up, is trusted:
+	// the most a disabled user or a revoked token keeps working on an
+	// instance that has just looked. Default DefaultCheckEvery; at most
+	// MaxCheckEvery.
+	CheckEvery time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives failed user lookups; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultCheckEvery and MaxCheckEvery bound the revocation check's period.
+const (
+	DefaultCheckEvery = 30 * time.Second
+	MaxCheckEvery     = time.Minute
+)
+
 // Verifier checks ID tokens for one Firebase project.
 type Verifier struct {
-	client *fbauth.Client
+	decode func(ctx context.Context, idToken string) (*fbauth.Token, error)
+	users  *userCheck
 }
 
 // NewVerifier returns a Verifier for projectID.
-func NewVerifier(ctx context.Context, projectID string) (*Verifier, error) {
+func NewVerifier(ctx context.Context, projectID string, o Options) (*Verifier, error) {
 	var opts []option.ClientOption
 	if os.Getenv("FIREBASE_AUTH_EMULATOR_HOST") != "" {
 		// The emulator needs no credentials; without this, the SDK would
@@ -40,19 +74,37 @@ func NewVerifier(ctx context.Context, projectID string) (*Verifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("firebase auth client: %w", err)
 	}
-	return &Verifier{client: client}, nil
+	return newVerifier(client.VerifyIDToken, client.GetUser, o)
+}
+
+func newVerifier(decode func(context.Context, string) (*fbauth.Token, error), lookup lookupFunc, o Options) (*Verifier, error) {
+	if o.CheckEvery == 0 {
+		o.CheckEvery = DefaultCheckEvery
+	}
+	if o.CheckEvery < 0 || o.CheckEvery > MaxCheckEvery {
+		return nil, fmt.Errorf("revocation check period %v must be more than 0 and at most %v", o.CheckEvery, MaxCheckEvery)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Verifier{decode: decode, users: newUserCheck(lookup, o)}, nil
 }
 
 // VerifyIDToken returns the uid of a valid token.
 //
-// Returns EUnauthenticated for a malformed, expired, revoked or foreign
-// token, or one whose user no longer exists; EUnavailable when verification
-// could not be completed (the key server or the emulator is unreachable).
+// Returns EUnauthenticated for a malformed, expired or foreign token, for a
+// token issued no later than the second its user's tokens were revoked,
+// and for a user that is disabled or no longer exists; EUnavailable when
+// verification could not be completed (the key server, Firebase Auth or the
+// emulator unreachable, and no recent answer about the user to fall back
+// on).
 func (v *Verifier) VerifyIDToken(ctx context.Context, idToken string) (string, error) {
-	tok, err := v.client.VerifyIDToken(ctx, idToken)
+	tok, err := v.decode(ctx, idToken)
 	switch {
 	case err == nil:
-		return tok.UID, nil
 	case fbauth.IsIDTokenExpired(err):
 		return "", presence.Errorf(presence.EUnauthenticated, "the ID token has expired; refresh it")
 	case fbauth.IsIDTokenInvalid(err), fbauth.IsUserNotFound(err), fbauth.IsUserDisabled(err):
@@ -60,4 +112,8 @@ func (v *Verifier) VerifyIDToken(ctx context.Context, idToken string) (string, e
 	default:
 		return "", fmt.Errorf("verifying ID token: %w: %w", presence.Errorf(presence.EUnavailable, "could not verify the ID token; retry"), err)
 	}
+	if err := v.users.check(ctx, tok.UID, time.Unix(tok.IssuedAt, 0)); err != nil {
+		return "", err
+	}
+	return tok.UID, nil
 }

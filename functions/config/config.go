@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/roomlease/roomlease/functions/auth"
 	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/logging"
 	"github.com/roomlease/roomlease/functions/presence"
@@ -29,6 +30,10 @@ type Config struct {
 	// limits each user's requests per instance (Rate 0: no limit).
 	AppCheckMode httpapi.AppCheckMode
 	RateLimit    ratelimit.Config
+	// RevocationCheckEvery is how long a user's Firebase Auth record is
+	// trusted per instance: the bound on how long a disabled user or a
+	// revoked token keeps working (auth.Options.CheckEvery).
+	RevocationCheckEvery time.Duration
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -61,13 +66,17 @@ const (
 	// setting never was an interval, only the longest pause between passes.
 	EnvSweepInterval = "ROOMLEASE_SWEEP_INTERVAL"
 	EnvSweepBatch    = "ROOMLEASE_SWEEP_BATCH"
+	// EnvRevocationCheckEvery and EnvPolicyCache bound how long a revoked
+	// user or a changed room policy may go unnoticed by an instance.
+	EnvRevocationCheckEvery = "ROOMLEASE_REVOCATION_CHECK_EVERY"
+	EnvPolicyCache          = "ROOMLEASE_POLICY_CACHE"
 )
 
 // FromEnv reads the settings through getenv (os.Getenv in production) and
 // returns every problem found, not just the first.
 func FromEnv(getenv func(string) string) (Config, error) {
 	c := Config{Presence: presence.DefaultSettings(), DatabaseID: "(default)", AllowedOrigins: []string{"*"},
-		Sweep: sweep.Config{DefaultMode: sweep.Enforce}}
+		Sweep: sweep.Config{DefaultMode: sweep.Enforce}, RevocationCheckEvery: auth.DefaultCheckEvery}
 	var errs []error
 
 	c.ProjectID = firstSet(getenv, EnvProjectID, "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
@@ -97,6 +106,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	duration(EnvTypingExpiry, &c.Presence.TypingExpiry)
 	duration(EnvClosingRetention, &c.Presence.ClosingRetention)
 	duration(EnvSweepBudget, &c.Sweep.RunBudget)
+	duration(EnvPolicyCache, &c.Presence.PolicyCache)
+	duration(EnvRevocationCheckEvery, &c.RevocationCheckEvery)
+	if d := c.RevocationCheckEvery; d <= 0 || d > auth.MaxCheckEvery {
+		errs = append(errs, fmt.Errorf("%s=%v must be more than 0 and at most %v: it bounds how long a disabled user or a revoked token keeps working",
+			EnvRevocationCheckEvery, d, auth.MaxCheckEvery))
+	}
 	switch {
 	case getenv(EnvSweepMaxPause) != "":
 		duration(EnvSweepMaxPause, &c.Sweep.MaxWait)

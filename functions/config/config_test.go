@@ -36,6 +36,23 @@ func TestFromEnv(t *testing.T) {
 			t.Fatalf("overrides: %+v", c)
 		}
 	})
+	t.Run("FreshnessBounds", func(t *testing.T) {
+		c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.RevocationCheckEvery != 30*time.Second || c.Presence.PolicyCache != 10*time.Second {
+			t.Fatalf("defaults: revocation check every %v, policy cache %v", c.RevocationCheckEvery, c.Presence.PolicyCache)
+		}
+		c, err = config.FromEnv(env(map[string]string{config.EnvProjectID: "p",
+			config.EnvRevocationCheckEvery: "1m", config.EnvPolicyCache: "0s"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.RevocationCheckEvery != time.Minute || c.Presence.PolicyCache != 0 {
+			t.Fatalf("overrides: revocation check every %v, policy cache %v", c.RevocationCheckEvery, c.Presence.PolicyCache)
+		}
+	})
 	t.Run("SweepMaxPause", func(t *testing.T) {
 		for name, tc := range map[string]struct {
 			env      map[string]string
@@ -80,13 +97,16 @@ func TestFromEnv(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"ErrNoProject":            {map[string]string{}, config.EnvProjectID + " is not set"},
-		"ErrBadDuration":          {map[string]string{config.EnvProjectID: "p", config.EnvLease: "15"}, config.EnvLease + `="15" is not a duration`},
-		"ErrBadNumber":            {map[string]string{config.EnvProjectID: "p", config.EnvMaxParticipants: "many"}, config.EnvMaxParticipants},
-		"ErrLeaseBelowTwoBeats":   {map[string]string{config.EnvProjectID: "p", config.EnvLease: "8s"}, "at least twice the heartbeat"},
-		"ErrTooManyShards":        {map[string]string{config.EnvProjectID: "p", config.EnvRevisionShards: "65"}, "revision shards 65"},
-		"ErrRenewShareNotANumber": {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "half"}, config.EnvRenewWhenLeft + `="half" is not a number`},
-		"ErrRenewShareAboveOne":   {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "2"}, "at most 1"},
+		"ErrNoProject":                   {map[string]string{}, config.EnvProjectID + " is not set"},
+		"ErrBadDuration":                 {map[string]string{config.EnvProjectID: "p", config.EnvLease: "15"}, config.EnvLease + `="15" is not a duration`},
+		"ErrBadNumber":                   {map[string]string{config.EnvProjectID: "p", config.EnvMaxParticipants: "many"}, config.EnvMaxParticipants},
+		"ErrLeaseBelowTwoBeats":          {map[string]string{config.EnvProjectID: "p", config.EnvLease: "8s"}, "at least twice the heartbeat"},
+		"ErrTooManyShards":               {map[string]string{config.EnvProjectID: "p", config.EnvRevisionShards: "65"}, "revision shards 65"},
+		"ErrRenewShareNotANumber":        {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "half"}, config.EnvRenewWhenLeft + `="half" is not a number`},
+		"ErrRenewShareAboveOne":          {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "2"}, "at most 1"},
+		"ErrRevocationCheckAboveAMinute": {map[string]string{config.EnvProjectID: "p", config.EnvRevocationCheckEvery: "61s"}, config.EnvRevocationCheckEvery + "=1m1s must be more than 0 and at most 1m0s"},
+		"ErrRevocationCheckZero":         {map[string]string{config.EnvProjectID: "p", config.EnvRevocationCheckEvery: "0s"}, config.EnvRevocationCheckEvery},
+		"ErrPolicyCacheAboveAMinute":     {map[string]string{config.EnvProjectID: "p", config.EnvPolicyCache: "2m"}, "policy cache 2m0s must be between 0 and 1m"},
 		// 0.3 × 15 s = 4.5 s: a client on a 5 s schedule could skip past its lease end.
 		"ErrRenewWindowBelowOneBeat": {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "0.3"}, "less than the heartbeat interval 5s"},
 	} {

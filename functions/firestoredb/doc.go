@@ -17,5 +17,6 @@
 // waits on (join.go, emptiness.go).
 //
 // Document layout and field names are in schema.go. A heartbeat reads and
-// writes only the session document, which no client listens to.
+// writes only the session document, which no client listens to, besides
+// reading the room's policy once per Settings.PolicyCache (policy.go).
 package firestoredb

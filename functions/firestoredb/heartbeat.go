@@ -31,10 +31,22 @@ import (
 // up to a whole lease, instead of refusing it at once, as the fencing
 // principle requires (docs/operations.md, "What a participant-hour costs").
 //
-// Returns EInvalid for a malformed reference, EStaleGeneration if the
-// session is gone, has another generation or its lease has ended.
+// First, the room's policy must still admit the user (see admit: one read
+// per room, instance and Settings.PolicyCache, not one per heartbeat). A
+// refused heartbeat writes nothing and does not end the session: the client
+// is told to stop, its lease runs out, and the sweeper removes it through
+// the ordinary expiry, or sooner through the policy's eviction (EnforcePolicy)
+// when the policy carries updatedAt. Ending the session here would make a
+// refused request write, on the hottest path, for a gain of at most a lease.
+//
+// Returns EInvalid for a malformed reference, EForbidden if the room's
+// policy no longer admits the user, EStaleGeneration if the session is
+// gone, has another generation or its lease has ended.
 func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Time, error) {
 	if err := ref.Validate(); err != nil {
+		return time.Time{}, err
+	}
+	if err := s.admit(ctx, ref.RoomID, ref.ParticipantID); err != nil {
 		return time.Time{}, err
 	}
 	sessionRef := s.session(ref.SessionKey)

@@ -14,13 +14,18 @@ import (
 
 // A renewing heartbeat writes exactly one document, the session's, which no
 // client listens to: the room document and the roster entries keep their
-// update times. It costs one read and one write.
+// update times. It costs one read and one write, with the room's policy
+// cached (it is read once per PolicyCache and instance; see
+// TestPolicy_HeartbeatsReadThePolicyOncePerPeriod).
 func TestHeartbeat_WritesOnlyTheSessionDocument(t *testing.T) {
 	f := MustOpenStore(t)
 	f.mustJoin(t, "hb", "bob", "phone")
 	j := f.mustJoin(t, "hb", "alice", "tab")
 	s := presence.DefaultSettings()
-	f.clock.Advance(s.Lease - s.RenewWithin()) // the renew window opens
+	if err := f.store.ReadPolicyForTest(f.ctx, "hb"); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(s.Lease - s.RenewWithin()) // the renew window opens, within the policy cache
 
 	before := emulatortest.Snapshot(t, f.client)
 	ops := f.store.Ops()
@@ -152,7 +157,7 @@ func TestHeartbeat_RefreshesRoomAndEntryExpiryOncePerDay(t *testing.T) {
 // two function instances (two Firestore clients, one clock): a heartbeat
 // with more left writes nothing on either, costs one read and answers the
 // stored lease end; one near the lease end renews; each instance sees the
-// other's renewal at once (there is no per-instance cache); and a stale
+// other's renewal at once (there is no per-instance cache of sessions); and a stale
 // generation is refused by both at once, although its lease had more than
 // half left, so a skip never answers for a superseded session.
 func TestHeartbeat_RenewsOnlyWhenDue_OnEitherInstance(t *testing.T) {
@@ -162,6 +167,13 @@ func TestHeartbeat_RenewsOnlyWhenDue_OnEitherInstance(t *testing.T) {
 	j := f.mustJoin(t, room, "alice", "tab")
 	gen := j.Session.Generation
 	instances := map[string]*firestoredb.Store{"A": f.store, "B": f.other}
+	// The costs below are the session's: each instance holds the room's
+	// policy for the whole test (it is read once per PolicyCache).
+	for _, store := range instances {
+		if err := store.ReadPolicyForTest(f.ctx, room); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// beat heartbeats on instance name and returns the deadline, the
 	// documents written and the cost.

@@ -163,6 +163,9 @@ func decodeSession(snap *firestore.DocumentSnapshot) (*presence.Session, error) 
 type policyRecord struct {
 	AllowedUsers    []string `firestore:"allowedUsers"`
 	MaxParticipants int64    `firestore:"maxParticipants"`
+	// UpdatedAt is written by the operator (a server timestamp) whenever
+	// the policy changes; the sweeper finds changed policies by it.
+	UpdatedAt *time.Time `firestore:"updatedAt"`
 }
 
 func decodePolicy(snap *firestore.DocumentSnapshot) (*presence.Policy, error) {

@@ -8,10 +8,14 @@ import (
 )
 
 // SetTyping shows (or clears) that ref's participant is typing, for the
-// typing expiry. Returns EInvalid for a malformed reference and
+// typing expiry. Returns EInvalid for a malformed reference, EForbidden if
+// the room's policy no longer admits the user (see admit) and
 // EStaleGeneration unless ref holds the current generation and a live lease.
 func (s *Store) SetTyping(ctx context.Context, ref presence.SessionRef, typing bool) error {
 	if err := ref.Validate(); err != nil {
+		return err
+	}
+	if err := s.admit(ctx, ref.RoomID, ref.ParticipantID); err != nil {
 		return err
 	}
 	signal := s.typing(ref.RoomID, ref.ParticipantID)
@@ -42,9 +46,12 @@ func (s *Store) SetTyping(ctx context.Context, ref presence.SessionRef, typing b
 // MarkRead moves req's read position forward and returns the stored
 // position, which is never lower than any position received. Returns
 // EInvalid for a malformed request and EForbidden unless the participant is
-// on the room's roster.
+// on the room's roster and still admitted by its policy (see admit).
 func (s *Store) MarkRead(ctx context.Context, req presence.ReceiptRequest) (int64, error) {
 	if err := req.Validate(); err != nil {
+		return 0, err
+	}
+	if err := s.admit(ctx, req.RoomID, req.ParticipantID); err != nil {
 		return 0, err
 	}
 	receipt := s.receipt(req.RoomID, req.ParticipantID)

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/roomlease/roomlease/functions/memo"
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
@@ -23,6 +24,9 @@ type Store struct {
 	// attempt sees one instant and a retried attempt sees a fresh one.
 	now func() time.Time
 	ops opMeter
+	// policies remembers room policies for heartbeats, typing and
+	// receipts (see admit).
+	policies *memo.Cache[cachedPolicy]
 	// hooks are seams for race tests only (set through export_test.go).
 	hooks testHooks
 }
@@ -46,7 +50,7 @@ type testHooks struct {
 // New returns a Store on client. now is the clock; production passes
 // time.Now, tests pass a clock they advance.
 func New(client *firestore.Client, settings presence.Settings, now func() time.Time) *Store {
-	return &Store{client: client, settings: settings, now: now}
+	return &Store{client: client, settings: settings, now: now, policies: memo.New[cachedPolicy](maxCachedPolicies)}
 }
 
 func (s *Store) room(id string) *firestore.DocumentRef {

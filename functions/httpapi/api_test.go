@@ -30,9 +30,16 @@ type apiFixture struct {
 
 func MustOpenAPI(tb testing.TB) *apiFixture {
 	tb.Helper()
+	return mustOpenAPIWith(tb, auth.Options{})
+}
+
+// mustOpenAPIWith is MustOpenAPI with the token verifier's options (its
+// clock, for a test that steps past the revocation check's period).
+func mustOpenAPIWith(tb testing.TB, authOpts auth.Options) *apiFixture {
+	tb.Helper()
 	emulatortest.AuthHost(tb)
 	client, _ := emulatortest.Firestore(tb)
-	verifier, err := auth.NewVerifier(context.Background(), emulatortest.AuthProjectID())
+	verifier, err := auth.NewVerifier(context.Background(), emulatortest.AuthProjectID(), authOpts)
 	if err != nil {
 		tb.Fatal(err)
 	}

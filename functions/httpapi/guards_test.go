@@ -77,7 +77,7 @@ func mustOpenGuardedAPI(tb testing.TB, configure func(*httpapi.Options)) (*apiFi
 	tb.Helper()
 	emulatortest.AuthHost(tb)
 	client, _ := emulatortest.Firestore(tb)
-	verifier, err := auth.NewVerifier(context.Background(), emulatortest.AuthProjectID())
+	verifier, err := auth.NewVerifier(context.Background(), emulatortest.AuthProjectID(), auth.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -57,8 +57,8 @@ type JoinPlan struct {
 // cap (judged by st.Entries, which the store counts whenever the user has no
 // entry yet).
 func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPlan, error) {
-	if !st.Policy.allows(req.ParticipantID) {
-		return JoinPlan{}, Errorf(EForbidden, "this room admits only its listed participants")
+	if err := Admit(st.Policy, req.ParticipantID); err != nil {
+		return JoinPlan{}, err
 	}
 
 	// 1. The room: create it, or bring it back from the empty-room grace.

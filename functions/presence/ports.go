@@ -21,6 +21,8 @@ type Store interface {
 	// and ERoomFull at the participant cap.
 	Join(ctx context.Context, req JoinRequest) (JoinResult, error)
 	// Heartbeat renews a lease and returns its new end. Returns
+	// EForbidden if the room's policy (as read within
+	// Settings.PolicyCache) no longer admits the user, and
 	// EStaleGeneration if the session is gone, superseded or expired.
 	Heartbeat(ctx context.Context, ref SessionRef) (time.Time, error)
 	// Leave ends a session and reports whether it removed anything; a stale
@@ -30,11 +32,13 @@ type Store interface {
 	// Returns ENotFound for a room that does not exist and EForbidden for a
 	// caller who is not a live participant.
 	Roster(ctx context.Context, req RosterRequest) (Roster, error)
-	// SetTyping shows or clears a typing signal. Returns EStaleGeneration
-	// unless the session holds the current generation and a live lease.
+	// SetTyping shows or clears a typing signal. Returns EForbidden as
+	// Heartbeat does, and EStaleGeneration unless the session holds the
+	// current generation and a live lease.
 	SetTyping(ctx context.Context, ref SessionRef, typing bool) error
 	// MarkRead moves a read position forward and returns the stored
-	// maximum. Returns EForbidden for a caller not on the roster.
+	// maximum. Returns EForbidden for a caller not on the roster or no
+	// longer admitted by the room's policy (as Heartbeat).
 	MarkRead(ctx context.Context, req ReceiptRequest) (int64, error)
 }
 
@@ -71,6 +75,13 @@ type SweepStore interface {
 	// an empty roster since since (looking at up to limit candidates) and
 	// starts their grace; it reports how many and how far it looked.
 	RepairEmptyActive(ctx context.Context, since time.Time, limit int) (RepairReport, error)
+	// ChangedPolicies lists up to limit room policies whose updatedAt is
+	// after since, the oldest change first.
+	ChangedPolicies(ctx context.Context, since time.Time, limit int) (Listing[PolicyChange], error)
+	// EnforcePolicy removes from c's room, through the departure path,
+	// each participant the policy (re-read in each removal's transaction)
+	// no longer admits, looking at up to limit of them.
+	EnforcePolicy(ctx context.Context, c PolicyChange, limit int) (EvictionReport, error)
 	// NextDeadline returns the earliest lease end, typing expiry or
 	// cleanupAfter (with unreportedOnly, of unreported rooms only), or the
 	// zero time when nothing is scheduled.

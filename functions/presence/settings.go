@@ -43,6 +43,14 @@ type Settings struct {
 	// user's id) inside its transaction, so concurrent changes by different
 	// users rarely write the same document; readers add them up.
 	RevisionShards int
+
+	// PolicyCache is how long an instance may act on a room's policy
+	// (roomPolicies/{roomId}) as it last read it, for heartbeats, typing
+	// and receipts; joins always read it afresh, inside their transaction.
+	// So a heartbeat costs one policy read per room, instance and period
+	// rather than one per heartbeat, and a user removed from a policy is
+	// refused within this period. 0 reads the policy on every request.
+	PolicyCache time.Duration
 }
 
 // DefaultSettings are the operating defaults of DESIGN.md.
@@ -58,6 +66,7 @@ func DefaultSettings() Settings {
 		SessionRetention: 24 * time.Hour,
 		ClosingRetention: 30 * 24 * time.Hour,
 		RevisionShards:   16,
+		PolicyCache:      10 * time.Second,
 	}
 }
 
@@ -91,6 +100,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("revision shards %d must be between 1 and 64", s.RevisionShards)
 	case s.SessionRetention < time.Hour:
 		return fmt.Errorf("session retention %v must be at least 1h", s.SessionRetention)
+	case s.PolicyCache < 0 || s.PolicyCache > time.Minute:
+		return fmt.Errorf("policy cache %v must be between 0 and 1m: it bounds how long a user removed from a room's policy keeps heartbeating", s.PolicyCache)
 	}
 	return nil
 }

@@ -20,6 +20,12 @@ type Config struct {
 	// RepairLookback is how far back a newly started sweeper re-checks
 	// rooms whose roster may have emptied unnoticed; default 10m.
 	RepairLookback time.Duration
+	// PolicySkew is how far behind the sweeper's clock its watermark of
+	// changed room policies trails, for policies whose updatedAt (a server
+	// timestamp) was assigned before, but committed after, a pass looked,
+	// and for clock skew between this instance and Firestore; default 10s.
+	// A newly started sweeper looks back RepairLookback for them too.
+	PolicySkew time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -37,6 +43,7 @@ func (c Config) withDefaults() Config {
 	def(&c.MaxWait, 5*time.Second)
 	def(&c.MaxBackoff, 30*time.Second)
 	def(&c.RepairLookback, 10*time.Minute)
+	def(&c.PolicySkew, 10*time.Second)
 	if c.BatchSize == 0 {
 		c.BatchSize = 200
 	}

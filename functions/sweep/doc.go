@@ -8,12 +8,15 @@
 //  2. expires sessions whose lease ended (oldest first), each re-checked in
 //     its own transaction, which removes roster entries and marks rooms
 //     suspected_empty as a leave would;
-//  3. clears expired typing signals;
-//  4. checks rooms that are suspected_empty past their grace: in enforce
+//  3. enforces room policies changed since the last pass (their updatedAt
+//     after a watermark that trails the clock): every participant a policy
+//     no longer admits leaves, all sessions at once, as a departure;
+//  4. clears expired typing signals;
+//  5. checks rooms that are suspected_empty past their grace: in enforce
 //     mode the authoritative check and the teardown are one transaction; in
 //     observe mode the check runs and its verdict is reported, nothing is
 //     deleted; in off mode rooms are only counted;
-//  5. purges the documents of torn-down rooms, including teardowns a crashed
+//  6. purges the documents of torn-down rooms, including teardowns a crashed
 //     sweeper left half done.
 //
 // Between passes it sleeps until the next deadline (a lease end, a typing

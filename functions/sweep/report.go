@@ -17,6 +17,9 @@ type Counts struct {
 	RoomsRepaired       int
 	RoomsPurged         int // teardowns whose documents were all deleted
 	GenerationConflicts int
+	// ParticipantsEvicted counts users removed from a roster because a
+	// changed room policy no longer admits them.
+	ParticipantsEvicted int
 	// FailedSteps counts steps of a pass that failed (a read, a
 	// transaction, the mode lookup); a failed step ends its pass.
 	FailedSteps int
@@ -44,6 +47,7 @@ func (c *Counts) named() []struct {
 		{"roomsRepaired", &c.RoomsRepaired},
 		{"roomsPurged", &c.RoomsPurged},
 		{"generationConflicts", &c.GenerationConflicts},
+		{"participantsEvicted", &c.ParticipantsEvicted},
 		{"failedSteps", &c.FailedSteps},
 		{"skippedDocuments", &c.SkippedDocuments},
 	}

@@ -25,6 +25,10 @@ type Sweeper struct {
 	// room twice is harmless.
 	mu              sync.Mutex
 	repairedThrough time.Time
+
+	// policies is how far this instance has looked for changed room
+	// policies (see enforcePolicies).
+	policies policyWatermark
 }
 
 // New returns a sweeper. now and sleep are the clock; tests pass a clock
@@ -112,7 +116,14 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		}
 	}
 
-	// 2. Typing signals.
+	// 2. Room policies changed since the last pass: whoever they no longer
+	// admit leaves, within one pass of the change. Bookkeeping too, so in
+	// every mode.
+	if err := s.enforcePolicies(ctx, &r, now); err != nil {
+		return fail("enforcing changed room policies", err)
+	}
+
+	// 3. Typing signals.
 	typing, err := s.store.ExpiredTyping(ctx, now, s.cfg.BatchSize)
 	if err != nil {
 		return fail("listing expired typing", err)
@@ -129,7 +140,7 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		}
 	}
 
-	// 3. Rooms past their grace. A sweeper that deletes nothing (observe,
+	// 4. Rooms past their grace. A sweeper that deletes nothing (observe,
 	// off) reports each room once and marks it, so that it pages through
 	// them instead of reading the same ones on every pass.
 	due, err := s.store.DueRooms(ctx, now, s.cfg.BatchSize, mode != Enforce)
@@ -157,7 +168,7 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		}
 	}
 
-	// 4. Finish teardowns: this pass's and any a crashed sweeper left.
+	// 5. Finish teardowns: this pass's and any a crashed sweeper left.
 	if mode == Enforce {
 		n, err := s.store.PurgeClosed(ctx, s.cfg.BatchSize)
 		if err != nil {

@@ -14,13 +14,13 @@ const module = "github.com/roomlease/roomlease/"
 //     types and the ports everything else is written against;
 //   - adapters implement or consume those ports and never import each other
 //     or the wiring, so that any one of them can be replaced alone;
-//   - leaves (logging, httpjson, ratelimit) are small utilities that import nothing of
+//   - leaves (logging, httpjson, ratelimit, memo) are small utilities that import nothing of
 //     this module;
 //   - only the wiring (app, config) may import adapters.
 var (
 	domain   = "functions/presence"
 	adapters = []string{"functions/firestoredb", "functions/httpapi", "functions/sweep", "functions/auth", "functions/appcheck"}
-	leaves   = []string{"functions/logging", "functions/httpjson", "functions/ratelimit"}
+	leaves   = []string{"functions/logging", "functions/httpjson", "functions/ratelimit", "functions/memo"}
 	wiring   = []string{"functions/app", "functions/config"}
 )
 

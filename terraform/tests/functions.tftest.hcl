@@ -160,6 +160,15 @@ run "least_privilege_identities" {
   }
 
   assert {
+    # The revocation check looks users up (firebaseauth.users.get).
+    condition = (
+      google_project_iam_member.presence_auth_viewer.role == "roles/firebaseauth.viewer" &&
+      google_project_iam_member.presence_auth_viewer.member == google_service_account.presence.member
+    )
+    error_message = "Presence needs roles/firebaseauth.viewer for the revocation check, and only Presence."
+  }
+
+  assert {
     # IAM conditions on Firestore can name a database, nothing finer.
     condition = alltrue([
       for g in [google_project_iam_member.presence_firestore, google_project_iam_member.sweep_firestore] :
@@ -173,15 +182,17 @@ run "least_privilege_identities" {
     condition = {
       for g in [
         google_project_iam_member.presence_firestore,
+        google_project_iam_member.presence_auth_viewer,
         google_project_iam_member.sweep_firestore,
         google_project_iam_member.build_logs,
         google_project_iam_member.build_sources,
       ] : "${g.member} ${g.role}" => length(g.condition)
       } == {
-      "serviceAccount:roomlease-presence@roomlease-test.iam.gserviceaccount.com roles/datastore.user"   = 1
-      "serviceAccount:roomlease-sweep@roomlease-test.iam.gserviceaccount.com roles/datastore.user"      = 1
-      "serviceAccount:roomlease-build@roomlease-test.iam.gserviceaccount.com roles/logging.logWriter"   = 0
-      "serviceAccount:roomlease-build@roomlease-test.iam.gserviceaccount.com roles/storage.objectAdmin" = 1
+      "serviceAccount:roomlease-presence@roomlease-test.iam.gserviceaccount.com roles/datastore.user"      = 1
+      "serviceAccount:roomlease-presence@roomlease-test.iam.gserviceaccount.com roles/firebaseauth.viewer" = 0
+      "serviceAccount:roomlease-sweep@roomlease-test.iam.gserviceaccount.com roles/datastore.user"         = 1
+      "serviceAccount:roomlease-build@roomlease-test.iam.gserviceaccount.com roles/logging.logWriter"      = 0
+      "serviceAccount:roomlease-build@roomlease-test.iam.gserviceaccount.com roles/storage.objectAdmin"    = 1
     }
     error_message = "Unexpected project-level grants (or conditions) for the roomlease accounts."
   }

@@ -1,0 +1,155 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	fbauth "firebase.google.com/go/v4/auth"
+
+	"github.com/roomlease/roomlease/functions/memo"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// The user check's fixed bounds.
+const (
+	// maxUsers bounds the memory of user records per instance (a few
+	// hundred bytes each). A user dropped from it is looked up again, which
+	// costs an RPC, never correctness.
+	maxUsers = 20000
+	// staleLimit is how old a last good answer about a user may be and
+	// still be served while lookups fail. Failing closed at once would turn
+	// a short Firebase Auth outage into a presence outage: heartbeats
+	// refused for longer than a lease end every session. Serving the last
+	// answer keeps the revocation bound at staleLimit instead of
+	// CheckEvery while lookups fail, and only then; a user never seen
+	// successfully gets 503.
+	staleLimit = 5 * time.Minute
+	// retryPause is how long after a failed lookup the next one for the
+	// same user waits, so that an outage costs one lookup per user and
+	// pause rather than one per request.
+	retryPause = 5 * time.Second
+	// lookupTimeout bounds one lookup, which callers share (memo.Once), so
+	// it does not end with the request that started it.
+	lookupTimeout = 5 * time.Second
+)
+
+type lookupFunc func(ctx context.Context, uid string) (*fbauth.UserRecord, error)
+
+// userCheck remembers, per uid, what Firebase Auth last said about the
+// user: whether they exist, are disabled, and since when their tokens are
+// valid.
+type userCheck struct {
+	lookup lookupFunc
+	every  time.Duration
+	now    func() time.Time
+	log    *slog.Logger
+	cache  *memo.Cache[userAnswer]
+}
+
+func newUserCheck(lookup lookupFunc, o Options) *userCheck {
+	return &userCheck{lookup: lookup, every: o.CheckEvery, now: o.Now, log: o.Logger, cache: memo.New[userAnswer](maxUsers)}
+}
+
+// userAnswer is what is known about one user.
+type userAnswer struct {
+	known     bool // a lookup has succeeded; the next four fields hold
+	exists    bool
+	disabled  bool
+	validFrom int64     // TokensValidAfterMillis: the revocation's second, in ms
+	checkedAt time.Time // of the last successful lookup
+	failedAt  time.Time // of the last failed lookup since, or zero
+}
+
+// judge refuses what the answer says must be refused.
+//
+// Firebase records a revocation to the second (validSince, in seconds) and
+// a token's issue time to the second too (iat). A token issued in the
+// revocation's own second may have been issued just before the revocation
+// or just after it; this check refuses it (iat ≤ validSince), where the
+// Admin SDK's own check accepts it (iat < validSince). Refusing is the side
+// that cannot leave a revoked token working for its remaining hour; the
+// price is that a user who signs in again within that same second is
+// refused until their client holds a token of a later second
+// (docs/clients.md).
+func (a userAnswer) judge(issuedAt time.Time) error {
+	switch {
+	case !a.exists:
+		return presence.Errorf(presence.EUnauthenticated, "the user no longer exists")
+	case a.disabled:
+		return presence.Errorf(presence.EUnauthenticated, "the user account is disabled")
+	case a.validFrom > 0 && issuedAt.Unix()*1000 <= a.validFrom:
+		return presence.Errorf(presence.EUnauthenticated, "the ID token was revoked; sign in again")
+	}
+	return nil
+}
+
+// check refuses a token of uid issued at issuedAt if the user is gone,
+// disabled, or their tokens were revoked since. Steps:
+//
+//  1. A fresh answer (younger than CheckEvery) decides alone.
+//  2. A lookup failed within retryPause: do not ask again yet; fall back.
+//  3. Look the user up (one lookup per uid at a time, shared by concurrent
+//     requests), keep the answer, and decide. A user that does not exist is
+//     an answer too, kept like any other.
+//  4. A failed lookup is never kept as success: it is recorded as a
+//     failure beside the last good answer, which is served while younger
+//     than staleLimit; without one the request gets EUnavailable.
+func (c *userCheck) check(ctx context.Context, uid string, issuedAt time.Time) error {
+	now := c.now()
+	last, _ := c.cache.Get(uid)
+	if last.known && now.Sub(last.checkedAt) < c.every {
+		return last.judge(issuedAt)
+	}
+	if !last.failedAt.IsZero() && now.Sub(last.failedAt) < retryPause {
+		return c.fallback(last, now, issuedAt, nil)
+	}
+	// Storing inside the shared call, before it returns, means a request
+	// arriving just after the lookup finds the new answer rather than
+	// starting another lookup.
+	fresh, err := c.cache.Once(uid, func() (userAnswer, error) {
+		lookupCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
+		defer cancel()
+		fresh, err := c.fetch(lookupCtx, uid)
+		if err != nil {
+			failed := last
+			failed.failedAt = now
+			c.cache.Put(uid, failed)
+			return fresh, err
+		}
+		c.cache.Put(uid, fresh)
+		return fresh, nil
+	})
+	if err != nil {
+		c.log.WarnContext(ctx, "could not look up a user for the revocation check", "component", "auth",
+			"error", err.Error(), "servingLastAnswer", last.known && now.Sub(last.checkedAt) < staleLimit)
+		return c.fallback(last, now, issuedAt, err)
+	}
+	return fresh.judge(issuedAt)
+}
+
+func (c *userCheck) fallback(last userAnswer, now, issuedAt time.Time, cause error) error {
+	if last.known && now.Sub(last.checkedAt) < staleLimit {
+		return last.judge(issuedAt)
+	}
+	unavailable := presence.Errorf(presence.EUnavailable, "could not check the user's account; retry")
+	if cause == nil {
+		return unavailable
+	}
+	return fmt.Errorf("looking up the user: %w: %w", unavailable, cause)
+}
+
+// fetch looks the user up once.
+func (c *userCheck) fetch(ctx context.Context, uid string) (userAnswer, error) {
+	u, err := c.lookup(ctx, uid)
+	checked := userAnswer{known: true, checkedAt: c.now()}
+	switch {
+	case fbauth.IsUserNotFound(err):
+		return checked, nil
+	case err != nil:
+		return userAnswer{}, err
+	}
+	checked.exists, checked.disabled, checked.validFrom = true, u.Disabled, u.TokensValidAfterMillis
+	return checked, nil
+}
