@@ -186,6 +186,9 @@ describe('@roomlease/client in Node', () => {
     const leftAt = Date.now();
     assert.deepEqual(await a.leave(), { removed: true });
     const callsAtLeave = ada.rec.calls.length;
+    // Every listener was stopped with the leave (before the rules could
+    // refuse it): none is left to fire permission-denied later.
+    assert.deepEqual(Object.entries(a._listeners).filter(([, stop]) => stop !== null).map(([name]) => name), [], 'listeners still attached');
     assert.equal(infos.length, 1, `room infos after the last leave: ${JSON.stringify(infos)}`);
     const [info] = infos;
     // The server's cleanupAfter from the reply, not the client's estimate.

@@ -350,7 +350,9 @@ export class Room {
   /**
    * Reads the room through the API: the live roster and the revision it
    * reflects, in one consistent read. Use it when an app needs the exact
-   * roster of a revision; listeners may show changes coalesced.
+   * roster of a revision; listeners may show changes coalesced. Rejects
+   * with 404 room_not_found when this user is not a live participant (the
+   * same answer whether the room exists or not).
    */
   async refresh() {
     const { data } = await this.client._api.call('GET', this._path(''));
