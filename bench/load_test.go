@@ -88,6 +88,9 @@ func TestMeasureOps(t *testing.T) {
 	if c := opCount(t, counts, "join: reconnect of a known session (new generation)"); c.RoomWritten || c.RosterWritten {
 		t.Errorf("reconnect: %+v", c)
 	}
+	if c := opCount(t, counts, bench.OutsiderReadLabel); c.Reads > 2 || c.Writes != 0 {
+		t.Errorf("outsider's room read: %+v, want at most 2 reads and no write", c)
+	}
 	if c := opCount(t, counts, "sweep pass: idle"); c.Writes != 0 {
 		t.Errorf("idle pass: %+v", c)
 	}

@@ -45,6 +45,10 @@ const (
 	HeartbeatPolicyLabel = "heartbeat: first of a room on an instance within ROOMLEASE_POLICY_CACHE (also reads the policy; writes nothing)"
 )
 
+// OutsiderReadLabel is the room read of someone not in the room: refused
+// after the caller's own records, before the roster (at most two reads).
+const OutsiderReadLabel = "room read by someone not in it (404, the roster not read)"
+
 // MeasureOps runs each store operation once on a fresh room of client's
 // project and returns its exact reads and writes.
 func MeasureOps(ctx context.Context, client *firestore.Client, room string) ([]OpCount, error) {
@@ -114,6 +118,13 @@ func MeasureOps(ctx context.Context, client *firestore.Client, room string) ([]O
 	measure("room read (3 participants, 4 live sessions)", func() error {
 		_, err := store.Roster(ctx, presence.RosterRequest{RoomID: room, CallerID: "alice"})
 		return err
+	})
+	measure(OutsiderReadLabel, func() error {
+		_, err := store.Roster(ctx, presence.RosterRequest{RoomID: room, CallerID: "mallory"})
+		if presence.ErrorCode(err) == presence.ENotFound {
+			return nil // the answer every outsider gets
+		}
+		return fmt.Errorf("an outsider's room read answered %v, want %s", err, presence.ENotFound)
 	})
 	measure("leave: one tab of a two-tab user", func() error { _, err := store.Leave(ctx, b2); return err })
 	stale := a1

@@ -100,8 +100,10 @@ func (c *Client) Leave(ctx context.Context, roomID, sessionID string, generation
 
 // Room reads roomID's live roster.
 //
-// Returns ErrRoomNotFound when the room does not exist and
-// ErrPermissionDenied when the caller is not a live participant.
+// Returns ErrRoomNotFound unless the caller is a live participant: the
+// server answers the same whether the room exists or not, so after a
+// Leave this error says nothing about the room (it may be in its grace,
+// revived, or torn down).
 func (c *Client) Room(ctx context.Context, roomID string) (RoomSnapshot, error) {
 	var out RoomSnapshot
 	_, _, err := c.call(ctx, http.MethodGet, roomPath(roomID, ""), nil, &out)

@@ -13,8 +13,8 @@ import (
 var (
 	ErrInvalidArgument      = errors.New("roomlease: invalid_argument")       // 400: malformed request; fix the caller
 	ErrUnauthenticated      = errors.New("roomlease: unauthenticated")        // 401: missing, expired or foreign token
-	ErrPermissionDenied     = errors.New("roomlease: permission_denied")      // 403: the room's policy refuses, or not a participant
-	ErrRoomNotFound         = errors.New("roomlease: room_not_found")         // 404: no such room
+	ErrPermissionDenied     = errors.New("roomlease: permission_denied")      // 403: the room's policy refuses; a receipt from someone not on the roster
+	ErrRoomNotFound         = errors.New("roomlease: room_not_found")         // 404: no such room, or not a participant of it (one answer)
 	ErrNotFound             = errors.New("roomlease: not_found")              // 404: no such endpoint (a wrong base URL)
 	ErrMethodNotAllowed     = errors.New("roomlease: method_not_allowed")     // 405
 	ErrStaleGeneration      = errors.New("roomlease: stale_generation")       // 409: the lease is gone or superseded; join again

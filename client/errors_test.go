@@ -108,7 +108,8 @@ func TestAPIError_FromTheServer(t *testing.T) {
 	}{
 		{"a bad session id", func() error { _, err := ada.Join(ctx, room, "__bad__", nil); return err }, client.ErrInvalidArgument},
 		{"a forged token", func() error { _, err := forged.Room(ctx, room); return err }, client.ErrUnauthenticated},
-		{"reading a room one is not in", func() error { _, err := grace.Room(ctx, room); return err }, client.ErrPermissionDenied},
+		// One answer whether the room exists or not: an outsider cannot tell.
+		{"reading a room one is not in", func() error { _, err := grace.Room(ctx, room); return err }, client.ErrRoomNotFound},
 		{"reading a room that does not exist", func() error { _, err := ada.Room(ctx, room+"-none"); return err }, client.ErrRoomNotFound},
 		{"a heartbeat of a generation never issued", func() error { _, err := ada.Heartbeat(ctx, room, "tab", 1, 0); return err }, client.ErrStaleGeneration},
 		{"joining a full room", func() error { _, err := grace.Join(ctx, full, "tab", nil); return err }, client.ErrRoomFull},

@@ -11,7 +11,7 @@ const (
 	EInvalid         = "invalid_argument"  // malformed input; nothing was written
 	EUnauthenticated = "unauthenticated"   // no valid identity
 	EForbidden       = "permission_denied" // identity known, action not allowed
-	ENotFound        = "room_not_found"    // the room does not exist
+	ENotFound        = "room_not_found"    // the room does not exist, or the caller may not know whether it does
 	EStaleGeneration = "stale_generation"  // the session's generation moved on, or the session is gone
 	ERoomFull        = "room_full"         // the room is at its participant cap
 	EUnavailable     = "unavailable"       // a dependency failed; retry later

@@ -29,8 +29,8 @@ type Store interface {
 	// generation or a session already gone is not an error.
 	Leave(ctx context.Context, ref SessionRef) (LeaveResult, error)
 	// Roster reads a room's live roster for one of its participants.
-	// Returns ENotFound for a room that does not exist and EForbidden for a
-	// caller who is not a live participant.
+	// Returns NotVisible (ENotFound) for a caller who is not a live
+	// participant, the same whether the room exists or not.
 	Roster(ctx context.Context, req RosterRequest) (Roster, error)
 	// SetTyping shows or clears a typing signal. Returns EForbidden as
 	// Heartbeat does, and EStaleGeneration unless the session holds the

@@ -54,3 +54,30 @@ func (r Roster) Includes(uid string) bool {
 	}
 	return false
 }
+
+// notVisibleMessage is the one message of NotVisible, whatever the reason.
+const notVisibleMessage = "no such room, or you are not in it"
+
+// NotVisible is the answer to a caller who may not read a room. It is the
+// same (ENotFound, one message) whether the room is active, empty or absent,
+// as a private repository answers 404 to outsiders: anything else would let
+// anyone signed in probe which rooms exist and when someone is in them.
+func NotVisible() error { return &Error{Code: ENotFound, Message: notVisibleMessage} }
+
+// CheckReader decides whether a caller may read a room's roster, from what
+// a read of the caller's own records found: the room (nil if absent), the
+// caller's roster entry (nil if absent) and the caller's sessions that were
+// live at now. Only a live participant of an existing room may; everyone
+// else gets NotVisible, decided before the roster is listed, so that an
+// outsider's read costs what these few records cost, not the roster.
+func CheckReader(now time.Time, room *Room, entry *Participant, sessions []Session) error {
+	if room == nil || entry == nil {
+		return NotVisible()
+	}
+	for _, s := range sessions {
+		if s.ParticipantID == entry.ID && s.Live(now) {
+			return nil
+		}
+	}
+	return NotVisible()
+}

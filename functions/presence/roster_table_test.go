@@ -73,3 +73,49 @@ func TestLiveRoster(t *testing.T) {
 		})
 	}
 }
+
+// Only a live participant of an existing room may read it; everyone else
+// gets one and the same answer, whatever the reason.
+func TestCheckReader(t *testing.T) {
+	now := testclock.Start
+	room := &presence.Room{ID: "r", State: presence.StateActive, Generation: 1}
+	empty := &presence.Room{ID: "r", State: presence.StateSuspectedEmpty, Generation: 1}
+	alice := &presence.Participant{RoomID: "r", ID: "alice"}
+	lease := func(uid string, deadline time.Time) presence.Session {
+		return presence.Session{ParticipantID: uid, Generation: 1, LeaseExpiresAt: deadline}
+	}
+	live, ended := now.Add(10*time.Second), now.Add(-time.Second)
+
+	tests := []struct {
+		name     string
+		room     *presence.Room
+		entry    *presence.Participant
+		sessions []presence.Session
+		allowed  bool
+	}{
+		{"a live participant may read", room, alice, []presence.Session{lease("alice", live)}, true},
+		{"so may one in a room marked empty (a join racing the emptiness check)", empty, alice, []presence.Session{lease("alice", live)}, true},
+		{"an outsider of an active room may not", room, nil, nil, false},
+		{"an outsider of an empty room may not", empty, nil, nil, false},
+		{"an outsider of an absent room may not", nil, nil, nil, false},
+		{"an entry whose every lease ended is no participant", room, alice, []presence.Session{lease("alice", ended)}, false},
+		{"a lease ending exactly now is over", room, alice, []presence.Session{lease("alice", now)}, false},
+		{"someone else's live session does not count", room, alice, []presence.Session{lease("bob", live)}, false},
+		{"an entry left behind in an absent room is no participant", nil, alice, []presence.Session{lease("alice", live)}, false},
+	}
+	want := presence.NotVisible()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := presence.CheckReader(now, tc.room, tc.entry, tc.sessions)
+			if tc.allowed {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || err.Error() != want.Error() || presence.ErrorCode(err) != presence.ENotFound {
+				t.Fatalf("got %v, want exactly %v", err, want)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createRoomleaseClient } from '@roomlease/client/node';
 import { newerRevision } from '@roomlease/client';
 import { SLACK_MS, SWEEP_MS, holdableTimers, loadConfig, namesOf, newUser, recordingFetch, roomName, until } from './helpers.mjs';
+import { roomDocExists } from '../lib/room-doc.mjs';
 
 // Revisions are ordered, not counted: a jump is normal (the server may
 // stop counting by one), and a lower revision arriving late (from the other
@@ -163,7 +164,7 @@ describe('@roomlease/client in Node', () => {
     assert.ok(left > 0 && left <= config.leaseSeconds * 1000 + 1000, `lease ends in ${left} ms`);
   });
 
-  test('leave removes at once; the last leave shows the grace countdown and then the teardown', async () => {
+  test('leave removes at once; the last leave counts down from the reply, and reads nothing after', async () => {
     const room = roomName('node-leave');
     const ada = await clientFor('Ada', { emptyRoomGraceSeconds: config.emptyRoomGraceSeconds });
     const grace = await clientFor('Grace');
@@ -179,16 +180,34 @@ describe('@roomlease/client in Node', () => {
     assert.deepEqual(g.room, { exists: null, visible: false, state: null, cleanupAfter: null, estimated: false }, 'others are still there: not ours to see');
 
     const infos = [];
+    const errors = [];
     a.on('room', (info) => infos.push(info));
+    a.on('error', (e) => errors.push(e));
     const leftAt = Date.now();
     assert.deepEqual(await a.leave(), { removed: true });
-    assert.equal(infos[0]?.state, 'suspected_empty', `first room info after the last leave: ${JSON.stringify(infos[0])}`);
-    const due = infos[0].cleanupAfter.getTime() - leftAt;
+    const callsAtLeave = ada.rec.calls.length;
+    // Every listener was stopped with the leave (before the rules could
+    // refuse it): none is left to fire permission-denied later.
+    assert.deepEqual(Object.entries(a._listeners).filter(([, stop]) => stop !== null).map(([name]) => name), [], 'listeners still attached');
+    assert.equal(infos.length, 1, `room infos after the last leave: ${JSON.stringify(infos)}`);
+    const [info] = infos;
+    // The server's cleanupAfter from the reply, not the client's estimate.
+    assert.equal(info.state, 'suspected_empty');
+    assert.equal(info.visible, false, 'after a leave the room is no longer watched');
+    assert.equal(info.estimated, false, 'cleanupAfter comes from the leave reply');
+    const due = info.cleanupAfter.getTime() - leftAt;
     assert.ok(Math.abs(due - config.emptyRoomGraceSeconds * 1000) < 1500, `countdown of ${due} ms for a grace of ${config.emptyRoomGraceSeconds} s`);
-    const { ms: tornMs } = await until('Ada is told the room was torn down', () => infos.some((i) => i.state === 'deleted' && i.exists === false),
-      config.emptyRoomGraceSeconds * 1000 + SWEEP_MS + SLACK_MS);
-    const leftAfter = Date.now() - leftAt;
-    assert.ok(leftAfter >= config.emptyRoomGraceSeconds * 1000 - 1000, `torn down ${leftAfter} ms after the leave, before the grace`);
-    console.log(`teardown reported ${tornMs} ms after the last leave (grace ${config.emptyRoomGraceSeconds} s)`);
+
+    // The server tears the room down (checked on the emulator as its owner),
+    // and meanwhile the client neither asks the API nor reports a listener
+    // failure: it has let go of the room.
+    const { ms: tornMs } = await until('the room document is gone on the server', async () => !(await roomDocExists(config, room)),
+      config.emptyRoomGraceSeconds * 1000 + SWEEP_MS + SLACK_MS, 200);
+    const tornAfter = Date.now() - leftAt;
+    assert.ok(tornAfter >= config.emptyRoomGraceSeconds * 1000 - 1000, `torn down ${tornAfter} ms after the leave, before the grace`);
+    assert.deepEqual(ada.rec.calls.slice(callsAtLeave).map((c) => c.action), [], 'API calls after the leave');
+    assert.deepEqual(errors.map((e) => e.during), [], 'errors after the leave');
+    assert.equal(infos.length, 1, 'no room event after the leave reply');
+    console.log(`countdown ${due} ms; torn down on the server ${tornMs} ms after the last leave (grace ${config.emptyRoomGraceSeconds} s)`);
   });
 });

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { until } from '../lib/poll.mjs';
+import { roomDocExists } from '../lib/room-doc.mjs';
 
 const WEB_URL = (process.env.ROOMLEASE_E2E_WEB_URL || '').replace(/\/+$/, '');
 const SWEEP = Number(process.env.ROOMLEASE_E2E_SWEEP_SECONDS || 1);
@@ -183,20 +184,38 @@ describe(`demo page end to end (room ${ROOM})`, () => {
     await screenshot('after-crash');
   });
 
-  step('the last one leaves: countdown, then teardown', async () => {
+  step('the last one leaves: a countdown from the leave reply, marked as an estimate; nothing read after', async () => {
     const { Ada: { page: ada } } = users;
+    // Once Ada has left, the room is not hers to read: the page must not
+    // ask the API about it or report a refused listener.
+    const after = [];
+    const watch = (req) => {
+      if (req.url().startsWith(config.apiUrl)) after.push(`${req.method()} ${new URL(req.url()).pathname}`);
+    };
+    ada.on('request', watch);
     await ada.click('[data-testid=leave-button]');
     await until('Ada\'s page shows the room as suspected empty', async () => (await attrOf(ada, 'lifecycle', 'data-state')) === 'suspected_empty', 5_000);
     const { value: first } = await until('a countdown is shown', async () => {
-      const m = (await textOf(ada, 'lifecycle')).match(/torn down in (\d+) s/);
+      const m = (await textOf(ada, 'lifecycle')).match(/torn down in about (\d+) s/);
       return m && Number(m[1]);
     }, 3_000, 50);
     assert.ok(first <= config.emptyRoomGraceSeconds, `countdown ${first} s exceeds the grace of ${config.emptyRoomGraceSeconds} s`);
+    assert.match(await textOf(ada, 'lifecycle'), /estimate/, 'the countdown says it is an estimate');
     await screenshot('countdown');
-    const limit = (config.emptyRoomGraceSeconds + SWEEP + SLACK) * 1000;
-    const { ms } = await until('Ada\'s page shows the room torn down', async () => (await attrOf(ada, 'lifecycle', 'data-state')) === 'deleted', limit);
-    console.log(`countdown started at ${first} s; torn down ${ms} ms later (grace ${config.emptyRoomGraceSeconds} s)`);
-    assert.match(await textOf(ada, 'lifecycle'), /Torn down/);
-    await screenshot('torn-down');
+    const limit = (config.emptyRoomGraceSeconds + SLACK) * 1000;
+    const { ms } = await until('Ada\'s page shows the teardown due', async () => (await attrOf(ada, 'lifecycle', 'data-state')) === 'teardown_due', limit);
+    assert.match(await textOf(ada, 'lifecycle'), /teardown due now unless someone joined/);
+    console.log(`countdown started at ${first} s; teardown due ${ms} ms later (grace ${config.emptyRoomGraceSeconds} s)`);
+    await screenshot('teardown-due');
+    // What the page could not see, the server confirms: the room is gone.
+    const { ms: tornMs } = await until('the room document is gone on the server', async () => !(await roomDocExists(config, ROOM)),
+      (SWEEP + SLACK) * 1000, 200);
+    console.log(`torn down on the server ${tornMs} ms after the page showed it due`);
+    ada.off('request', watch);
+    const leave = after.indexOf(`POST /v1/rooms/${ROOM}/leave`);
+    assert.ok(leave >= 0, `the leave was not seen among ${JSON.stringify(after)}`);
+    assert.deepEqual(after.slice(leave + 1), [], 'API requests after the leave');
+    const logText = await textOf(ada, 'log');
+    assert.doesNotMatch(logText, /listen:\w+ failed/, 'a listener failure was reported after the leave');
   }, 90_000);
 });

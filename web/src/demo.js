@@ -63,8 +63,8 @@ async function main() {
     });
   });
 
-  // The grace lets the last one to leave show a countdown before the leave
-  // reply carries the server's own cleanupAfter.
+  // The last one to leave counts down from the leave reply's cleanupAfter;
+  // the grace is only a fallback should a reply lack it.
   client = createRoomleaseClient({ apiUrl: config.apiUrl, auth, firestore, emptyRoomGraceSeconds: config.emptyRoomGraceSeconds });
   window.roomleaseDemo = { client, get room() { return room; }, config };
   $('whoami').innerHTML = '';
@@ -166,7 +166,10 @@ function bindRoom(r) {
       const was = lastState;
       lastState = info.exists === false ? 'deleted' : info.state;
       if (info.exists === false && was !== 'deleted') log('The room was torn down.');
-      else if (info.state === 'suspected_empty' && was !== 'suspected_empty') log('The room is empty: its grace period started.');
+      else if (info.state === 'suspected_empty' && !info.visible) {
+        log('You were the last one out: the room is empty, and its teardown is due when the countdown ends unless someone joins. '
+          + 'You no longer see the room, so the countdown is an estimate.');
+      } else if (info.state === 'suspected_empty' && was !== 'suspected_empty') log('The room is empty: its grace period started.');
       else if (info.state === 'active' && was === 'suspected_empty') log('Someone joined during the grace period: the room is active again.');
       renderLifecycle(info);
     }),
@@ -284,12 +287,11 @@ function renderLifecycle(info) {
   if (info.exists === false) {
     el.dataset.state = 'deleted';
     $('lifecycle-text').textContent = 'Torn down';
+  } else if (info.state === 'suspected_empty') {
+    renderCountdown(info);
   } else if (!info.visible) {
     el.dataset.state = 'hidden';
-    $('lifecycle-text').textContent = 'Others are still here (visible to participants only)';
-  } else if (info.state === 'suspected_empty') {
-    el.dataset.state = 'suspected_empty';
-    $('lifecycle-text').textContent = countdownText(info.cleanupAfter);
+    $('lifecycle-text').textContent = 'You left; others are still here (visible to participants only)';
   } else {
     el.dataset.state = 'active';
     $('lifecycle-text').textContent = `Active · ${room?.participants.length ?? 0} here`;
@@ -297,19 +299,32 @@ function renderLifecycle(info) {
   $('revision').textContent = room?.revision ?? '–';
 }
 
-function countdownText(cleanupAfter) {
-  if (!cleanupAfter) return 'Empty';
-  const left = Math.ceil((cleanupAfter.getTime() - client.serverNow().getTime()) / 1000);
-  if (left > 0) return `Empty · torn down in ${left} s unless someone joins`;
-  return 'Empty · teardown due';
+// An empty room's countdown, on the estimated server clock. After our own
+// leave (not visible) it is the leave reply's cleanupAfter and nothing more:
+// we no longer see the room, so whether it was torn down or revived by a
+// join is not known here, and the text says so.
+function renderCountdown(info) {
+  const el = $('lifecycle');
+  const left = info.cleanupAfter ? Math.ceil((info.cleanupAfter.getTime() - client.serverNow().getTime()) / 1000) : null;
+  const gone = info.visible ? '' : ' (an estimate: you have left and no longer see the room)';
+  el.dataset.state = left !== null && left <= 0 ? 'teardown_due' : 'suspected_empty';
+  if (left === null) {
+    $('lifecycle-text').textContent = `Empty${gone}`;
+  } else if (left > 0) {
+    $('lifecycle-text').textContent = info.visible
+      ? `Empty · torn down in ${left} s unless someone joins`
+      : `Empty · torn down in about ${left} s unless someone joins${gone}`;
+  } else {
+    $('lifecycle-text').textContent = info.visible
+      ? 'Empty · teardown due'
+      : 'Empty when you left · teardown due now unless someone joined (not observed: you have left)';
+  }
 }
 
 /** Four times a second: the countdowns (lease, grace) move on server time. */
 function tick() {
   if (!room) return;
-  if (room.room?.state === 'suspected_empty' && room.room.exists) {
-    $('lifecycle-text').textContent = countdownText(room.room.cleanupAfter);
-  }
+  if (room.room?.state === 'suspected_empty') renderCountdown(room.room);
   if (room.status === 'joined' && room.leaseExpiresAt) {
     const left = (room.leaseExpiresAt.getTime() - client.serverNow().getTime()) / 1000;
     $('lease').textContent = left > 0 ? `${left.toFixed(1)} s left` : 'renewing…';

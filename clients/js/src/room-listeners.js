@@ -1,7 +1,9 @@
 // A Room's Firestore listeners: the room's state, its revision (through
 // revision.js), and its roster, typing and receipts collections, turned into
-// the Room's fields and events. Only participants can read these, so they
-// run while the room is joined and stop on leave.
+// the Room's fields and events. Only participants can read any of these
+// (the room document too), so they run while the room is joined and stop
+// before a leave: a permission-denied then means "you are no longer in the
+// room", never something to report.
 import { collection, doc, onSnapshot } from 'firebase/firestore';
 import { watchRevision } from './revision.js';
 import { toDate } from './time.js';

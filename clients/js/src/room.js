@@ -1,9 +1,9 @@
 // One joined room: the lease (join, heartbeat, 409 → rejoin, leave), typing
 // and read signals, and the events an app subscribes to. Listeners live in
-// room-listeners.js; what happens to the room after we leave, in
+// room-listeners.js; what the last one out learns from the leave reply, in
 // empty-room.js.
 import { attachListeners, clearMembers, detachListeners } from './room-listeners.js';
-import { roomAfterLeave, watchTeardown } from './empty-room.js';
+import { roomAfterLeave } from './empty-room.js';
 import { newerRevision, revisionIn } from './revision.js';
 
 /**
@@ -52,7 +52,6 @@ export class Room {
     this._typingSentAt = 0;
     this._typingOn = false;
     this._pendingRead = null;
-    this._stopTeardownWatch = null;
   }
 
   /** True once the room was left, closed, or the user was refused. */
@@ -255,9 +254,11 @@ export class Room {
   }
 
   /**
-   * Leaves the room. Listeners stop (the room is no longer ours to read).
-   * When this leave emptied the room, `room` events then follow the grace
-   * period and the teardown (see empty-room.js).
+   * Leaves the room. The listeners stop first: once the leave removes our
+   * roster entry the rules refuse them, and that refusal is not an error,
+   * just what leaving means. When this leave emptied the room, one `room`
+   * event carries the server's cleanupAfter from the reply: the last thing
+   * this client learns about the room (see empty-room.js).
    * @returns {Promise<{removed: boolean}>}
    */
   async leave() {
@@ -281,17 +282,13 @@ export class Room {
       graceSeconds: this.client.emptyRoomGraceSeconds,
     });
     this._setRoom(info);
-    if (info.state === 'suspected_empty') {
-      this._stopTeardownWatch = watchTeardown(this, info, (next) => this._setRoom(next));
-    }
     return { removed: !!(data && data.removed) };
   }
 
-  /** Stops heartbeats, listeners and watches without leaving. */
+  /** Stops heartbeats and listeners without leaving. */
   close() {
     this._stopTimers();
     detachListeners(this);
-    this._stopTeardownWatch?.();
     if (!this.isFinished) this._setStatus('closed', 'close');
     if (this.client.rooms.get(this.roomId) === this) this.client.rooms.delete(this.roomId);
   }
@@ -354,7 +351,9 @@ export class Room {
   /**
    * Reads the room through the API: the live roster and the revision it
    * reflects, in one consistent read. Use it when an app needs the exact
-   * roster of a revision; listeners may show changes coalesced.
+   * roster of a revision; listeners may show changes coalesced. Rejects
+   * with 404 room_not_found when this user is not a live participant (the
+   * same answer whether the room exists or not).
    */
   async refresh() {
     const { data } = await this.client._api.call('GET', this._path(''));

@@ -31,8 +31,9 @@ export interface ClientOptions {
   typingRefreshSeconds?: number;
   /**
    * The server's empty-room grace, in seconds, if the app knows it: lets the
-   * last one to leave show a countdown when the leave reply does not carry
-   * `cleanupAfter`. Without it, the client still reports the teardown.
+   * last one to leave show a countdown should the leave reply lack
+   * `cleanupAfter` (the server's emptiness check after the leave did not
+   * answer). Without it, such a leave shows an empty room without countdown.
    */
   emptyRoomGraceSeconds?: number | null;
   /** fetch to call the API with (default: the global fetch). */
@@ -70,17 +71,26 @@ export type RoomStatus =
 
 export type RoomState = 'active' | 'suspected_empty' | 'deleted';
 
+/**
+ * The room as this client knows it. While joined, from the room document's
+ * listener. After leave(), one last event, from the leave reply: then
+ * `visible` is false and nothing more is learnt (outsiders cannot read a
+ * room, and the API answers them 404 whether it exists or not). If that
+ * leave emptied the room, `state` is 'suspected_empty' and `cleanupAfter`
+ * says when the teardown is due: an estimate of the teardown, since a join
+ * during the grace revives the room and a client that has left is not told.
+ */
 export interface RoomInfo {
-  /** false once the room was torn down; null when it cannot be seen. */
+  /** false when a listener saw the room document deleted; null when it cannot be seen. */
   exists: boolean | null;
-  /** false when this user can no longer see the room (left an occupied room). */
+  /** false once this user no longer sees the room: after any leave. */
   visible: boolean;
   state?: RoomState | null;
   /** The room's own generation (advances each time it becomes active again). */
   generation?: number | null;
-  /** Server time at which an empty room may be torn down; null while active. */
+  /** Server time from which an empty room may be torn down; null while active. */
   cleanupAfter?: Date | null;
-  /** True when cleanupAfter is the client's estimate (leave time + grace), not the server's. */
+  /** True when cleanupAfter is the client's own estimate (leave time + grace), not the server's value from the leave reply. */
   estimated?: boolean;
 }
 
