@@ -7,3 +7,7 @@ func (s *Store) SetAfterTeardownCheck(f func()) { s.hooks.afterTeardownCheck = f
 // SetBeforeJoinReads installs a hook that runs inside each join attempt
 // before its reads.
 func (s *Store) SetBeforeJoinReads(f func()) { s.hooks.beforeJoinReads = f }
+
+// SetAfterJoinReads installs a hook that runs inside each join attempt after
+// its reads, before it decides and stages any write.
+func (s *Store) SetAfterJoinReads(f func()) { s.hooks.afterJoinReads = f }
