@@ -24,6 +24,10 @@ locals {
     ROOMLEASE_ALLOWED_ORIGINS    = var.allowed_origins
     ROOMLEASE_CLEANUP_MODE       = var.cleanup_mode
     ROOMLEASE_LOG_LEVEL          = var.log_level
+
+    # The per-user caps (abuse limits).
+    ROOMLEASE_MAX_SESSIONS_PER_USER = tostring(var.max_sessions_per_user)
+    ROOMLEASE_MAX_ROOMS_PER_USER    = tostring(var.max_rooms_per_user)
   }
 
   sweep_env = merge(local.common_env, {

@@ -66,6 +66,9 @@ run "environment_from_variables" {
       ROOMLEASE_ALLOWED_ORIGINS    = "*"
       ROOMLEASE_CLEANUP_MODE       = "observe"
       ROOMLEASE_LOG_LEVEL          = "info"
+
+      ROOMLEASE_MAX_SESSIONS_PER_USER = "10"
+      ROOMLEASE_MAX_ROOMS_PER_USER    = "20"
     })
     error_message = "Presence environment: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"
   }
@@ -85,6 +88,22 @@ run "first_deployment_observes" {
   assert {
     condition     = output.cleanup_mode == "observe"
     error_message = "A deployment with default variables must not delete rooms (cleanup_mode observe)."
+  }
+}
+
+run "per_user_caps_reach_both_functions" {
+  variables {
+    max_sessions_per_user = 3
+    max_rooms_per_user    = 50
+  }
+
+  assert {
+    condition = alltrue([
+      for f in [google_cloudfunctions2_function.presence, google_cloudfunctions2_function.sweep] :
+      f.service_config[0].environment_variables["ROOMLEASE_MAX_SESSIONS_PER_USER"] == "3" &&
+      f.service_config[0].environment_variables["ROOMLEASE_MAX_ROOMS_PER_USER"] == "50"
+    ])
+    error_message = "The per-user caps must reach both functions' environment."
   }
 }
 
