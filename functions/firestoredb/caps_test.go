@@ -198,14 +198,12 @@ func TestJoin_RoomsCapRace(t *testing.T) {
 
 	// A barrier: each join's first attempt waits after its reads until the
 	// other has read too, so both decide on a document with one place left.
-	var barrier sync.WaitGroup
-	barrier.Add(2)
+	arrive := rendezvous(2)
 	var reads [2]atomic.Int32
 	for i, s := range []*firestoredb.Store{one, other} {
 		s.SetAfterJoinReads(func() {
 			if reads[i].Add(1) == 1 {
-				barrier.Done()
-				barrier.Wait()
+				arrive()
 			}
 		})
 	}
@@ -265,15 +263,13 @@ func TestJoin_SessionsCapRace(t *testing.T) {
 	f.clock.Advance(10 * time.Second) // "early" has ended; the count still says 10
 	f.mustJoin(t, "tabs", "host", "s")
 
-	var barrier sync.WaitGroup
-	barrier.Add(2)
+	arrive := rendezvous(2)
 	var reads [2]atomic.Int32
 	stores := []*firestoredb.Store{f.store, f.other}
 	for i, s := range stores {
 		s.SetAfterJoinReads(func() {
 			if reads[i].Add(1) == 1 {
-				barrier.Done()
-				barrier.Wait()
+				arrive()
 			}
 		})
 	}
@@ -305,6 +301,41 @@ func TestJoin_SessionsCapRace(t *testing.T) {
 	for _, p := range r.Participants {
 		if p.ID == "mallory" && p.SessionCount != 10 {
 			t.Fatalf("mallory holds %d live sessions, want 10", p.SessionCount)
+		}
+	}
+}
+
+// Room ids may hold "." and "~": as keys of the per-user map they are map
+// keys, never field paths, and a later join still finds them there.
+func TestJoin_UserDocumentKeepsDottedRoomIDs(t *testing.T) {
+	f := MustOpenStore(t)
+	for _, room := range []string{"a.b", "c~d", "e-f_g"} {
+		f.mustJoin(t, room, "alice", "s")
+	}
+	rooms := f.userRooms(t, "alice")
+	for _, room := range []string{"a.b", "c~d", "e-f_g"} {
+		if _, ok := rooms[room].(time.Time); !ok {
+			t.Errorf("room %q is not a key of the user document %v", room, rooms)
+		}
+	}
+	if len(rooms) != 3 {
+		t.Fatalf("user document %v, want 3 rooms", rooms)
+	}
+}
+
+// rendezvous returns a function that blocks until n callers have called it,
+// or 30 s have passed (so that a join that fails before arriving makes the
+// test fail on its outcome instead of hanging).
+func rendezvous(n int) func() {
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	return func() {
+		if arrived.Add(1) == int32(n) {
+			close(all)
+		}
+		select {
+		case <-all:
+		case <-time.After(30 * time.Second):
 		}
 	}
 }
