@@ -12,7 +12,7 @@
 //   - run.go: Options and RunScenarios, which cmd/roomlease-load calls;
 //     stack.go starts roomlease-dev and Firestore clients for a scenario.
 //   - scenario_NAME.go: one file per scenario of scripts/bench (ops, load,
-//     settings, sweep, naive, soak, fleet): what it runs and which files it
+//     settings, sweep, naive, soak, fleet, abuse): what it runs and which files it
 //     writes. The fleet (crowds through several roomlease-dev processes) is
 //     started by cmd/roomlease-load beside RunScenarios, and its parts are in
 //     fleet_*.go: the bursts, the two cases, their statistics and checks.

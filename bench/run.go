@@ -23,7 +23,7 @@ type Options struct {
 }
 
 // ScenarioNames lists what RunScenarios accepts ("all" runs every one but soak).
-var ScenarioNames = []string{"ops", "load", "settings", "sweep", "naive", "soak", "cost"}
+var ScenarioNames = []string{"ops", "load", "settings", "sweep", "naive", "soak", "cost", "abuse"}
 
 // RunScenarios runs the named scenarios and writes their results.
 func RunScenarios(ctx context.Context, o Options, names []string) error {
@@ -33,7 +33,7 @@ func RunScenarios(ctx context.Context, o Options, names []string) error {
 	var expanded []string
 	for _, n := range names {
 		if n == "all" {
-			expanded = append(expanded, "ops", "load", "settings", "sweep", "naive")
+			expanded = append(expanded, "ops", "load", "settings", "sweep", "naive", "abuse")
 			continue
 		}
 		expanded = append(expanded, n)
@@ -56,6 +56,8 @@ func RunScenarios(ctx context.Context, o Options, names []string) error {
 			err = runNaive(ctx, o)
 		case "cost":
 			err = runCost(ctx, o)
+		case "abuse":
+			err = runAbuse(ctx, o)
 		default:
 			err = fmt.Errorf("unknown scenario %q (want one of %v or all)", n, ScenarioNames)
 		}

@@ -27,6 +27,13 @@ var (
 	ErrRateLimited          = errors.New("roomlease: rate_limited")           // 429: too many requests from this user; retry after APIError.RetryAfter
 )
 
+// The per-user caps: sentinels of their own, so that a client can tell them
+// from room_full (another 409) and show what the user can do.
+var (
+	ErrTooManySessions = errors.New("roomlease: too_many_sessions") // 409: the user holds the most live sessions allowed in the room; leave one (close a tab)
+	ErrTooManyRooms    = errors.New("roomlease: too_many_rooms")    // 409: the user is in the most rooms allowed at once; leave one
+)
+
 var sentinels = map[string]error{
 	"invalid_argument":       ErrInvalidArgument,
 	"unauthenticated":        ErrUnauthenticated,
@@ -42,6 +49,8 @@ var sentinels = map[string]error{
 	"internal":               ErrInternal,
 	"app_check_failed":       ErrAppCheckFailed,
 	"rate_limited":           ErrRateLimited,
+	"too_many_sessions":      ErrTooManySessions,
+	"too_many_rooms":         ErrTooManyRooms,
 }
 
 // APIError is an error answer of the API: its status, code and message.

@@ -34,6 +34,8 @@ var table = []struct {
 	{500, "internal", client.ErrInternal},
 	{401, "app_check_failed", client.ErrAppCheckFailed},
 	{429, "rate_limited", client.ErrRateLimited},
+	{409, "too_many_sessions", client.ErrTooManySessions},
+	{409, "too_many_rooms", client.ErrTooManyRooms},
 }
 
 // Every code of the README's error table decodes to its sentinel, and to no
@@ -121,5 +123,30 @@ func TestAPIError_FromTheServer(t *testing.T) {
 				t.Fatalf("got %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// The per-user caps, provoked from the real server with its default caps:
+// an 11th live session in one room, a 21st room.
+func TestAPIError_PerUserCapsFromTheServer(t *testing.T) {
+	base := startDevServer(t)
+	ctx := context.Background()
+	room := roomName(t)
+	mallory, _ := newClient(t, base)
+	for i := range 10 {
+		if _, err := mallory.Join(ctx, room, fmt.Sprintf("tab-%d", i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := mallory.Join(ctx, room, "tab-10", nil); !errors.Is(err, client.ErrTooManySessions) {
+		t.Fatalf("an 11th session: got %v, want %v", err, client.ErrTooManySessions)
+	}
+	for i := 1; i < 20; i++ {
+		if _, err := mallory.Join(ctx, fmt.Sprintf("%s-%d", room, i), "tab", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := mallory.Join(ctx, room+"-20", "tab", nil); !errors.Is(err, client.ErrTooManyRooms) {
+		t.Fatalf("a 21st room: got %v, want %v", err, client.ErrTooManyRooms)
 	}
 }

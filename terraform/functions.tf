@@ -28,6 +28,10 @@ locals {
     ROOMLEASE_APP_CHECK  = var.app_check_mode
     ROOMLEASE_RATE_LIMIT = tostring(var.rate_limit)
     ROOMLEASE_RATE_BURST = tostring(var.rate_burst)
+
+    # The per-user caps (abuse limits).
+    ROOMLEASE_MAX_SESSIONS_PER_USER = tostring(var.max_sessions_per_user)
+    ROOMLEASE_MAX_ROOMS_PER_USER    = tostring(var.max_rooms_per_user)
   }
 
   sweep_env = merge(local.common_env, {

@@ -138,6 +138,28 @@ variable "max_participants" {
   }
 }
 
+variable "max_sessions_per_user" {
+  description = "ROOMLEASE_MAX_SESSIONS_PER_USER: sessions with a live lease one user may hold in one room; further joins get 409 too_many_sessions."
+  type        = number
+  default     = 10
+
+  validation {
+    condition     = var.max_sessions_per_user >= 1 && floor(var.max_sessions_per_user) == var.max_sessions_per_user
+    error_message = "max_sessions_per_user must be a whole number of at least 1."
+  }
+}
+
+variable "max_rooms_per_user" {
+  description = "ROOMLEASE_MAX_ROOMS_PER_USER: rooms one user may be on the roster of at once; further joins get 409 too_many_rooms."
+  type        = number
+  default     = 20
+
+  validation {
+    condition     = var.max_rooms_per_user >= 1 && floor(var.max_rooms_per_user) == var.max_rooms_per_user
+    error_message = "max_rooms_per_user must be a whole number of at least 1."
+  }
+}
+
 variable "record_horizon" {
   description = "ROOMLEASE_RECORD_HORIZON: how far ahead rooms and roster entries set expireAt, the TTL backstop. At least 48h, because heartbeats refresh it only in its last day."
   type        = string

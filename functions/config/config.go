@@ -72,6 +72,12 @@ const (
 	EnvPolicyCache          = "ROOMLEASE_POLICY_CACHE"
 )
 
+// The per-user caps (abuse limits), also in the README's settings table.
+const (
+	EnvMaxSessionsPerUser = "ROOMLEASE_MAX_SESSIONS_PER_USER"
+	EnvMaxRoomsPerUser    = "ROOMLEASE_MAX_ROOMS_PER_USER"
+)
+
 // FromEnv reads the settings through getenv (os.Getenv in production) and
 // returns every problem found, not just the first.
 func FromEnv(getenv func(string) string) (Config, error) {
@@ -160,6 +166,14 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	whole(EnvSweepBatch, &c.Sweep.BatchSize)
 	whole(EnvRevisionShards, &c.Presence.RevisionShards)
 	whole(EnvMaxParticipants, &c.Presence.MaxParticipants)
+	atLeastOne := func(name string, dst *int) {
+		whole(name, dst)
+		if *dst < 1 {
+			errs = append(errs, fmt.Errorf("%s=%q must be at least 1", name, getenv(name)))
+		}
+	}
+	atLeastOne(EnvMaxSessionsPerUser, &c.Presence.MaxSessionsPerUser)
+	atLeastOne(EnvMaxRoomsPerUser, &c.Presence.MaxRoomsPerUser)
 	if v := getenv(EnvAllowedOrigins); v != "" {
 		c.AllowedOrigins = nil
 		for _, o := range strings.Split(v, ",") {

@@ -18,7 +18,7 @@ func TestFromEnv(t *testing.T) {
 		}
 		if c.ProjectID != "p" || c.DatabaseID != "(default)" || c.Presence.Lease != 15*time.Second ||
 			c.Presence.Heartbeat != 5*time.Second || c.Presence.EmptyRoomGrace != 30*time.Second ||
-			c.Presence.RenewWhenLeft != 0.5 {
+			c.Presence.RenewWhenLeft != 0.5 || c.Presence.MaxSessionsPerUser != 10 || c.Presence.MaxRoomsPerUser != 20 {
 			t.Fatalf("defaults: %+v", c)
 		}
 	})
@@ -26,13 +26,13 @@ func TestFromEnv(t *testing.T) {
 		c, err := config.FromEnv(env(map[string]string{
 			config.EnvProjectID: "mine", config.EnvLease: "6s", config.EnvHeartbeat: "2s",
 			config.EnvMaxParticipants: "50", config.EnvAllowedOrigins: "https://a.example, https://b.example",
-			config.EnvRenewWhenLeft: "1",
+			config.EnvRenewWhenLeft: "1", config.EnvMaxSessionsPerUser: "1", config.EnvMaxRoomsPerUser: "300",
 		}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if c.Presence.Lease != 6*time.Second || c.Presence.MaxParticipants != 50 || len(c.AllowedOrigins) != 2 ||
-			c.Presence.RenewWhenLeft != 1 {
+			c.Presence.RenewWhenLeft != 1 || c.Presence.MaxSessionsPerUser != 1 || c.Presence.MaxRoomsPerUser != 300 {
 			t.Fatalf("overrides: %+v", c)
 		}
 	})
@@ -107,6 +107,9 @@ func TestFromEnv(t *testing.T) {
 		"ErrRevocationCheckAboveAMinute": {map[string]string{config.EnvProjectID: "p", config.EnvRevocationCheckEvery: "61s"}, config.EnvRevocationCheckEvery + "=1m1s must be more than 0 and at most 1m0s"},
 		"ErrRevocationCheckZero":         {map[string]string{config.EnvProjectID: "p", config.EnvRevocationCheckEvery: "0s"}, config.EnvRevocationCheckEvery},
 		"ErrPolicyCacheAboveAMinute":     {map[string]string{config.EnvProjectID: "p", config.EnvPolicyCache: "2m"}, "policy cache 2m0s must be between 0 and 1m"},
+		"ErrNoSessionsPerUser":           {map[string]string{config.EnvProjectID: "p", config.EnvMaxSessionsPerUser: "0"}, config.EnvMaxSessionsPerUser + `="0" must be at least 1`},
+		"ErrNegativeRoomsPerUser":        {map[string]string{config.EnvProjectID: "p", config.EnvMaxRoomsPerUser: "-3"}, config.EnvMaxRoomsPerUser + `="-3" must be at least 1`},
+		"ErrRoomsPerUserNotANumber":      {map[string]string{config.EnvProjectID: "p", config.EnvMaxRoomsPerUser: "lots"}, config.EnvMaxRoomsPerUser + `="lots" is not a whole number`},
 		// 0.3 × 15 s = 4.5 s: a client on a 5 s schedule could skip past its lease end.
 		"ErrRenewWindowBelowOneBeat": {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "0.3"}, "less than the heartbeat interval 5s"},
 	} {

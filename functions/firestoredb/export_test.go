@@ -17,3 +17,7 @@ func (s *Store) SetBeforeJoinReads(f func()) { s.hooks.beforeJoinReads = f }
 func (s *Store) ReadPolicyForTest(ctx context.Context, roomID string) error {
 	return s.admit(ctx, roomID, "")
 }
+
+// SetAfterJoinReads installs a hook that runs inside each join attempt after
+// its reads, before it decides and stages any write.
+func (s *Store) SetAfterJoinReads(f func()) { s.hooks.afterJoinReads = f }

@@ -22,8 +22,10 @@ const maxRoomSteps = 5
 // issues a new generation with a fresh lease.
 //
 //  1. One transaction reads the room, the user's entry and sessions, the
-//     policy and, for a new user, the roster's size; it writes the session,
-//     the entry if it changed, and the revision shard of this user. It reads
+//     policy and, for a new user, the roster's size and the user's
+//     per-user document (the rooms cap); it writes the session, the entry
+//     if it changed, the revision shard of this user and, for a new
+//     entry, the per-user document. It reads
 //     the room document but never writes it: a teardown that decided on the
 //     room waits for it or makes it retry, and concurrent joins of other
 //     users share only read locks.
@@ -34,9 +36,13 @@ const maxRoomSteps = 5
 //     writes fail at once, without locks held to deadlock on.
 //  3. After the commit, the revision is read for the reply.
 //
+// The per-user caps are decided in step 1, before step 2, so that a refused
+// join writes nothing, not even a new room.
+//
 // Returns EInvalid for malformed ids, EForbidden if the room's policy does
-// not list the user, ERoomFull at the participant cap, EUnavailable when
-// Firestore is unreachable.
+// not list the user, ETooManySessions and ETooManyRooms at the per-user caps,
+// ERoomFull at the participant cap, EUnavailable when Firestore is
+// unreachable.
 func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.JoinResult, error) {
 	if err := req.Validate(); err != nil {
 		return presence.JoinResult{}, err
@@ -89,6 +95,14 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 		if err != nil {
 			return err
 		}
+		if st.Participant == nil {
+			// The join would add an entry: the rooms cap needs the user's
+			// document, locked by this read, so that two such joins of one
+			// user (each writes it) take turns.
+			if err := s.readUserRooms(tx, req, &st); err != nil {
+				return err
+			}
+		}
 		if st.Room != nil && st.Room.State == presence.StateActive && st.Participant == nil {
 			// A new user: the cap needs the roster's size. Counted outside
 			// the transaction first (no lock), and again inside it only
@@ -103,6 +117,9 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 				}
 			}
 		}
+		if s.hooks.afterJoinReads != nil {
+			s.hooks.afterJoinReads()
+		}
 		if plan, err = s.settings.PlanJoin(now, st, req); err != nil {
 			return err
 		}
@@ -110,11 +127,18 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 			roomVersion = snaps[0].UpdateTime
 			return nil // nothing written; the room comes first
 		}
-		if plan.WriteParticipant {
+		if plan.WriteParticipant || plan.FenceParticipant {
 			if err := tx.set(participantRef, participantToRecord(plan.Participant)); err != nil {
 				return err
 			}
+		}
+		if plan.WriteParticipant {
 			if err := s.countChange(tx, now, req.RoomID, req.ParticipantID, nil); err != nil {
+				return err
+			}
+		}
+		if plan.UserRooms != nil {
+			if err := tx.set(s.userRooms(req.ParticipantID), userRoomsToRecord(*plan.UserRooms)); err != nil {
 				return err
 			}
 		}
@@ -147,6 +171,37 @@ func (s *Store) readJoinState(ctx context.Context, req presence.JoinRequest, sna
 	}
 	st.Sessions, _, err = s.userSessions(ctx, req.SessionKey, snaps[3])
 	return st, err
+}
+
+// readUserRooms reads, for a join that would add a roster entry, the user's
+// per-user document and, when the rooms it lists reach the cap, the user's
+// entries in those rooms: one read, plus one per listed room at the cap.
+// Departures never write the document, so only these reads tell which of
+// its rooms the user has since left.
+func (s *Store) readUserRooms(tx *txn, req presence.JoinRequest, st *presence.JoinState) error {
+	snaps, err := tx.getAll(s.userRooms(req.ParticipantID))
+	if err != nil {
+		return err
+	}
+	if st.UserRooms, err = decodeUserRooms(snaps[0]); err != nil {
+		return err
+	}
+	check := s.settings.RoomsToCheck(st.UserRooms, req.RoomID)
+	if len(check) == 0 {
+		return nil
+	}
+	refs := make([]*firestore.DocumentRef, len(check))
+	for i, roomID := range check {
+		refs[i] = s.participant(roomID, req.ParticipantID)
+	}
+	if snaps, err = tx.getAll(refs...); err != nil {
+		return err
+	}
+	st.CheckedRooms = make(map[string]bool, len(check))
+	for i, roomID := range check {
+		st.CheckedRooms[roomID] = snaps[i].Exists()
+	}
+	return nil
 }
 
 // userSessions returns all of one user's session documents in a room: a

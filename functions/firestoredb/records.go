@@ -261,3 +261,23 @@ type revisionShardRecord struct {
 	MayBeEmptyAt *time.Time `firestore:"mayBeEmptyAt"`
 	ExpireAt     time.Time  `firestore:"expireAt"`
 }
+
+// userRoomsRecord is the per-user document of the rooms cap. Rooms is set
+// whole by the joins that add a roster entry (the map's keys are room ids,
+// never field paths of an update).
+type userRoomsRecord struct {
+	Rooms    map[string]time.Time `firestore:"rooms"`
+	ExpireAt time.Time            `firestore:"expireAt"`
+}
+
+func userRoomsToRecord(u presence.UserRooms) userRoomsRecord {
+	return userRoomsRecord{Rooms: u.Rooms, ExpireAt: u.ExpireAt}
+}
+
+func decodeUserRooms(snap *firestore.DocumentSnapshot) (*presence.UserRooms, error) {
+	rec, err := decode[userRoomsRecord](snap)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	return &presence.UserRooms{Rooms: rec.Rooms, ExpireAt: rec.ExpireAt}, nil
+}

@@ -29,6 +29,9 @@ const (
 	// roomPolicies/{roomId}: optional admission rules written by operators.
 	// Not under rooms/, so that a policy outlives teardowns of its room.
 	PoliciesCollection = "roomPolicies"
+	// roomleaseUsers/{uid}: the rooms a user joined, for the rooms-per-user
+	// cap. Not "users", which apps sharing the database often own.
+	UsersCollection = "roomleaseUsers"
 
 	// FieldExpireAt is the TTL field on every document that can be orphaned.
 	FieldExpireAt = "expireAt"
@@ -77,4 +80,4 @@ const (
 // sessions: Firestore TTL does not delete subcollections with their parent,
 // so each level needs its own.
 var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection,
-	ReceiptsCollection, ClosingsCollection, RevisionsCollection}
+	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection}

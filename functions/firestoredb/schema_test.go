@@ -12,7 +12,7 @@ import (
 // nothing.
 func TestSchema_FieldsMatchRecords(t *testing.T) {
 	tags := map[string]bool{}
-	for _, rec := range []any{roomRecord{}, participantRecord{}, sessionRecord{}, typingRecord{}, receiptRecord{}, closingRecord{}, revisionShardRecord{}} {
+	for _, rec := range []any{roomRecord{}, participantRecord{}, sessionRecord{}, typingRecord{}, receiptRecord{}, closingRecord{}, revisionShardRecord{}, userRoomsRecord{}} {
 		rt := reflect.TypeOf(rec)
 		for i := range rt.NumField() {
 			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("firestore"), ",")

@@ -42,6 +42,9 @@ var (
 type testHooks struct {
 	// beforeJoinReads runs in a join's attempt before it reads anything.
 	beforeJoinReads func()
+	// afterJoinReads runs in a join's attempt after its reads, before it
+	// decides and stages any write.
+	afterJoinReads func()
 	// afterTeardownCheck runs in the teardown's attempt between the
 	// occupancy check and the commit.
 	afterTeardownCheck func()
@@ -75,6 +78,10 @@ func (s *Store) receipt(roomID, uid string) *firestore.DocumentRef {
 
 func (s *Store) policy(roomID string) *firestore.DocumentRef {
 	return s.client.Collection(PoliciesCollection).Doc(roomID)
+}
+
+func (s *Store) userRooms(uid string) *firestore.DocumentRef {
+	return s.client.Collection(UsersCollection).Doc(uid)
 }
 
 func (s *Store) control(doc string) *firestore.DocumentRef {

@@ -28,6 +28,8 @@ var statusOf = map[string]int{
 	presence.ENotFound:        http.StatusNotFound,
 	presence.EStaleGeneration: http.StatusConflict,
 	presence.ERoomFull:        http.StatusConflict,
+	presence.ETooManySessions: http.StatusConflict,
+	presence.ETooManyRooms:    http.StatusConflict,
 	presence.EUnavailable:     http.StatusServiceUnavailable,
 	presence.EInternal:        http.StatusInternalServerError,
 	eNotFound:                 http.StatusNotFound,

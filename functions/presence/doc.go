@@ -15,6 +15,13 @@
 //   - Revision: it rises by exactly one on every change to a roster entry
 //     (join of a new user, a new tab, a rename, a departure) and never on a
 //     heartbeat or a reconnect of a known session.
+//   - Caps (caps.go): no join gives a user more than MaxSessionsPerUser live
+//     sessions in a room, or an entry in more rooms than MaxRoomsPerUser as
+//     the user's per-user list counts them, and a refused join writes
+//     nothing. It holds under concurrency because every join that makes a
+//     session live writes the user's entry (FenceParticipant), and every
+//     join that adds an entry writes the per-user list, so two joins of one
+//     user that could both take the last place serialise on a document.
 //
 // What it does not guarantee: that a listed participant is live. Leases end
 // by the passing of time, and the roster entry goes only when a leave or the

@@ -14,6 +14,8 @@ const (
 	ENotFound        = "room_not_found"    // the room does not exist, or the caller may not know whether it does
 	EStaleGeneration = "stale_generation"  // the session's generation moved on, or the session is gone
 	ERoomFull        = "room_full"         // the room is at its participant cap
+	ETooManySessions = "too_many_sessions" // the user holds the most live sessions allowed in this room
+	ETooManyRooms    = "too_many_rooms"    // the user is in the most rooms allowed at once
 	EUnavailable     = "unavailable"       // a dependency failed; retry later
 	EInternal        = "internal"          // a bug or an unexpected fault
 )

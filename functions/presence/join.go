@@ -22,6 +22,12 @@ type JoinState struct {
 	// Entries is the number of roster entries, counted only when the join
 	// would add one (it is needed for the participant cap).
 	Entries int
+	// UserRooms is the user's per-user document, read only when the join
+	// would add a roster entry (Participant is nil); nil when absent.
+	UserRooms *UserRooms
+	// CheckedRooms tells, for each room RoomsToCheck named, whether the
+	// user's roster entry still exists there.
+	CheckedRooms map[string]bool
 }
 
 // RoomStep is a lifecycle transition a join needs before it can proceed.
@@ -50,15 +56,41 @@ type JoinPlan struct {
 	// store must count the entries for the cap (JoinState.Entries).
 	AddsEntry bool
 	Session   Session
+	// FenceParticipant says the store must write the entry although
+	// nothing visible changed (not counted in the revision): the join makes
+	// a session live, and concurrent joins of the same user must serialise
+	// on the entry for the sessions cap to hold. Only a stored session count
+	// that is already stale (a lease ended, not yet swept) leaves the entry
+	// otherwise unwritten.
+	FenceParticipant bool
+	// UserRooms, when not nil, is the user's per-user document to write: the
+	// join adds a roster entry, and this lists its room.
+	UserRooms *UserRooms
 }
 
 // PlanJoin decides a join at now. Returns EForbidden if the room's policy
-// does not list the user, and ERoomFull if a new participant would exceed the
-// cap (judged by st.Entries, which the store counts whenever the user has no
-// entry yet).
+// does not list the user, ETooManySessions if the user holds
+// MaxSessionsPerUser other live sessions in the room, ETooManyRooms if a new
+// entry would put the user in more than MaxRoomsPerUser rooms (judged by
+// st.UserRooms and st.CheckedRooms), and ERoomFull if a new participant
+// would exceed the cap (judged by st.Entries, which the store counts
+// whenever the user has no entry yet).
 func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPlan, error) {
 	if err := Admit(st.Policy, req.ParticipantID); err != nil {
 		return JoinPlan{}, err
+	}
+
+	// 0. The per-user caps, before the room's lifecycle step: a refused
+	// join must not even create or revive the room.
+	if err := s.checkSessionCap(now, st, req.SessionID); err != nil {
+		return JoinPlan{}, err
+	}
+	var userRooms *UserRooms
+	if st.Participant == nil {
+		var err error
+		if userRooms, err = s.admitRoom(now, st, req.RoomID); err != nil {
+			return JoinPlan{}, err
+		}
 	}
 
 	// 1. The room: create it, or bring it back from the empty-room grace.
@@ -80,6 +112,7 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 		}
 		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName, JoinedAt: now}
 		p.WriteParticipant = true
+		p.UserRooms = userRooms
 	} else {
 		p.Participant = *st.Participant
 		if req.HasDisplayName && req.DisplayName != p.Participant.DisplayName {
@@ -92,9 +125,11 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 	// than any the stored session document had.
 	p.Session = Session{RoomID: req.RoomID, ParticipantID: req.ParticipantID, ID: req.SessionID, CreatedAt: now}
 	var prev int64
+	wasLive := false
 	for _, sess := range st.Sessions {
 		if sess.ID == req.SessionID {
 			prev, p.Session.CreatedAt = sess.Generation, sess.CreatedAt
+			wasLive = sess.Live(now)
 		}
 	}
 	p.Session.Generation = nextGeneration(now, prev)
@@ -109,6 +144,12 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 	}
 	if p.WriteParticipant {
 		p.Participant.ExpireAt = now.Add(s.RecordHorizon)
+	} else if !wasLive {
+		// The fields come out unchanged: no visible change, no revision.
+		// The write is what two joins of this user racing for the last
+		// session places meet on (each read the entry), since the sessions
+		// themselves are listed outside the transaction.
+		p.FenceParticipant = true
 	}
 	p.Session.RoomExpireAt, p.Session.EntryExpireAt = p.Room.ExpireAt, p.Participant.ExpireAt
 	return p, nil

@@ -263,6 +263,8 @@ func TestSettings_Validate(t *testing.T) {
 		"heartbeat too fast":                bad(func(s *presence.Settings) { s.Heartbeat = time.Millisecond }),
 		"negative grace":                    bad(func(s *presence.Settings) { s.EmptyRoomGrace = -time.Second }),
 		"no participants allowed":           bad(func(s *presence.Settings) { s.MaxParticipants = 0 }),
+		"no sessions per user":              bad(func(s *presence.Settings) { s.MaxSessionsPerUser = 0 }),
+		"no rooms per user":                 bad(func(s *presence.Settings) { s.MaxRoomsPerUser = 0 }),
 		"horizon within a day":              bad(func(s *presence.Settings) { s.RecordHorizon = 24 * time.Hour }),
 		"renew share zero":                  bad(func(s *presence.Settings) { s.RenewWhenLeft = 0 }),
 		"renew share above one":             bad(func(s *presence.Settings) { s.RenewWhenLeft = 1.5 }),

@@ -17,8 +17,9 @@ import (
 // storage cannot be reached in time.
 type Store interface {
 	// Join admits a session and issues it a new generation with a fresh
-	// lease. Returns EForbidden if the room's policy does not list the user
-	// and ERoomFull at the participant cap.
+	// lease. Returns EForbidden if the room's policy does not list the user,
+	// ETooManySessions and ETooManyRooms at the per-user caps, and ERoomFull
+	// at the participant cap; a refused join writes nothing.
 	Join(ctx context.Context, req JoinRequest) (JoinResult, error)
 	// Heartbeat renews a lease and returns its new end. Returns
 	// EForbidden if the room's policy (as read within

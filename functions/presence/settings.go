@@ -14,6 +14,13 @@ type Settings struct {
 	MaxParticipants int           // roster entries per room
 	TypingExpiry    time.Duration // how long a typing signal shows without renewal
 
+	// MaxSessionsPerUser is how many sessions with a live lease one user may
+	// hold in one room (tabs, devices); see checkSessionCap.
+	MaxSessionsPerUser int
+	// MaxRoomsPerUser is how many rooms one user may be on the roster of at
+	// once; see admitRoom.
+	MaxRoomsPerUser int
+
 	// RenewWhenLeft is the share of the lease (0 < f ≤ 1) that may at most
 	// be left for a heartbeat to renew it; one that finds more left writes
 	// nothing. 1 renews on every heartbeat. See RenewWithin.
@@ -56,17 +63,19 @@ type Settings struct {
 // DefaultSettings are the operating defaults of DESIGN.md.
 func DefaultSettings() Settings {
 	return Settings{
-		Heartbeat:        5 * time.Second,
-		Lease:            15 * time.Second,
-		RenewWhenLeft:    0.5,
-		EmptyRoomGrace:   30 * time.Second,
-		MaxParticipants:  1000,
-		TypingExpiry:     7 * time.Second,
-		RecordHorizon:    30 * 24 * time.Hour,
-		SessionRetention: 24 * time.Hour,
-		ClosingRetention: 30 * 24 * time.Hour,
-		RevisionShards:   16,
-		PolicyCache:      10 * time.Second,
+		Heartbeat:          5 * time.Second,
+		Lease:              15 * time.Second,
+		RenewWhenLeft:      0.5,
+		EmptyRoomGrace:     30 * time.Second,
+		MaxParticipants:    1000,
+		TypingExpiry:       7 * time.Second,
+		RecordHorizon:      30 * 24 * time.Hour,
+		SessionRetention:   24 * time.Hour,
+		ClosingRetention:   30 * 24 * time.Hour,
+		RevisionShards:     16,
+		PolicyCache:        10 * time.Second,
+		MaxSessionsPerUser: 10,
+		MaxRoomsPerUser:    20,
 	}
 }
 
@@ -92,6 +101,10 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("typing expiry %v must be between 1s and 1m", s.TypingExpiry)
 	case s.MaxParticipants < 1:
 		return fmt.Errorf("max participants %d must be at least 1", s.MaxParticipants)
+	case s.MaxSessionsPerUser < 1:
+		return fmt.Errorf("max sessions per user %d must be at least 1", s.MaxSessionsPerUser)
+	case s.MaxRoomsPerUser < 1:
+		return fmt.Errorf("max rooms per user %d must be at least 1", s.MaxRoomsPerUser)
 	case s.RecordHorizon < 48*time.Hour:
 		return fmt.Errorf("record horizon %v must be at least 48h: heartbeats refresh it only within its last day", s.RecordHorizon)
 	case s.ClosingRetention < time.Hour:

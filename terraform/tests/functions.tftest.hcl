@@ -55,20 +55,22 @@ override_resource {
 run "environment_from_variables" {
   assert {
     condition = google_cloudfunctions2_function.presence.service_config[0].environment_variables == tomap({
-      ROOMLEASE_PROJECT_ID         = "roomlease-test"
-      ROOMLEASE_DATABASE           = "roomlease"
-      ROOMLEASE_HEARTBEAT_INTERVAL = "5s"
-      ROOMLEASE_LEASE              = "15s"
-      ROOMLEASE_EMPTY_ROOM_GRACE   = "30s"
-      ROOMLEASE_MAX_PARTICIPANTS   = "1000"
-      ROOMLEASE_RECORD_HORIZON     = "720h"
-      ROOMLEASE_SESSION_RETENTION  = "24h"
-      ROOMLEASE_ALLOWED_ORIGINS    = "*"
-      ROOMLEASE_CLEANUP_MODE       = "observe"
-      ROOMLEASE_LOG_LEVEL          = "info"
-      ROOMLEASE_APP_CHECK          = "monitor"
-      ROOMLEASE_RATE_LIMIT         = "5"
-      ROOMLEASE_RATE_BURST         = "30"
+      ROOMLEASE_PROJECT_ID            = "roomlease-test"
+      ROOMLEASE_DATABASE              = "roomlease"
+      ROOMLEASE_HEARTBEAT_INTERVAL    = "5s"
+      ROOMLEASE_LEASE                 = "15s"
+      ROOMLEASE_EMPTY_ROOM_GRACE      = "30s"
+      ROOMLEASE_MAX_PARTICIPANTS      = "1000"
+      ROOMLEASE_RECORD_HORIZON        = "720h"
+      ROOMLEASE_SESSION_RETENTION     = "24h"
+      ROOMLEASE_ALLOWED_ORIGINS       = "*"
+      ROOMLEASE_CLEANUP_MODE          = "observe"
+      ROOMLEASE_LOG_LEVEL             = "info"
+      ROOMLEASE_APP_CHECK             = "monitor"
+      ROOMLEASE_RATE_LIMIT            = "5"
+      ROOMLEASE_RATE_BURST            = "30"
+      ROOMLEASE_MAX_SESSIONS_PER_USER = "10"
+      ROOMLEASE_MAX_ROOMS_PER_USER    = "20"
     })
     error_message = "Presence environment: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"
   }
@@ -88,6 +90,22 @@ run "first_deployment_observes" {
   assert {
     condition     = output.cleanup_mode == "observe"
     error_message = "A deployment with default variables must not delete rooms (cleanup_mode observe)."
+  }
+}
+
+run "per_user_caps_reach_both_functions" {
+  variables {
+    max_sessions_per_user = 3
+    max_rooms_per_user    = 50
+  }
+
+  assert {
+    condition = alltrue([
+      for f in [google_cloudfunctions2_function.presence, google_cloudfunctions2_function.sweep] :
+      f.service_config[0].environment_variables["ROOMLEASE_MAX_SESSIONS_PER_USER"] == "3" &&
+      f.service_config[0].environment_variables["ROOMLEASE_MAX_ROOMS_PER_USER"] == "50"
+    ])
+    error_message = "The per-user caps must reach both functions' environment."
   }
 }
 

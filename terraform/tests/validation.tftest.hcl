@@ -62,6 +62,18 @@ run "rejects_fractional_participants" {
   expect_failures = [var.max_participants]
 }
 
+run "rejects_zero_sessions_per_user" {
+  command = plan
+  variables { max_sessions_per_user = 0 }
+  expect_failures = [var.max_sessions_per_user]
+}
+
+run "rejects_fractional_rooms_per_user" {
+  command = plan
+  variables { max_rooms_per_user = 2.5 }
+  expect_failures = [var.max_rooms_per_user]
+}
+
 run "rejects_origin_with_path" {
   command = plan
   variables { allowed_origins = "https://app.example.com/index.html" }

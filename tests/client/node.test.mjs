@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRoomleaseClient } from '@roomlease/client/node';
-import { newerRevision } from '@roomlease/client';
+import { RoomleaseError, newerRevision } from '@roomlease/client';
 import { SLACK_MS, SWEEP_MS, holdableTimers, loadConfig, namesOf, newUser, recordingFetch, roomName, until } from './helpers.mjs';
 import { roomDocExists } from '../lib/room-doc.mjs';
 
@@ -209,5 +209,26 @@ describe('@roomlease/client in Node', () => {
     assert.deepEqual(errors.map((e) => e.during), [], 'errors after the leave');
     assert.equal(infos.length, 1, 'no room event after the leave reply');
     console.log(`countdown ${due} ms; torn down on the server ${tornMs} ms after the last leave (grace ${config.emptyRoomGraceSeconds} s)`);
+  });
+
+  test('the per-user caps reject join() with a 409 RoomleaseError naming the cap', async () => {
+    // One user, eleven tabs (clients with their own session ids) in one room.
+    const user = await newUser(config);
+    cleanups.push(() => user.close());
+    const tab = (i) => {
+      const client = createRoomleaseClient({ apiUrl: config.apiUrl, auth: user.auth, firestore: user.firestore, sessionId: `cap-tab-${i}` });
+      cleanups.push(async () => client.close());
+      return client;
+    };
+    const room = roomName('node-caps');
+    for (let i = 0; i < 10; i++) await tab(i).join(room);
+    const eleventh = tab(10);
+    await assert.rejects(eleventh.join(room), (err) => {
+      assert.ok(err instanceof RoomleaseError, `${err}`);
+      assert.equal(err.status, 409);
+      assert.equal(err.code, 'too_many_sessions');
+      return true;
+    });
+    assert.equal(eleventh.rooms.get(room)?.isFinished ?? true, true, 'the refused room is closed, not retried');
   });
 });

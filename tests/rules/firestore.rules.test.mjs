@@ -95,6 +95,7 @@ async function seed(testEnv) {
       participantId: 'carol', displayName: 'carol', expiresAt: later, expireAt: later,
     });
     await setDoc(doc(db, 'roomPolicies/standup'), { allowedUsers: ['alice', 'bob'], maxParticipants: 5 });
+    await setDoc(doc(db, 'roomleaseUsers/alice'), { rooms: { standup: later, retro: later }, expireAt: later });
     await setDoc(doc(db, 'elsewhere/thing'), { x: 1 });
   });
 }
@@ -215,6 +216,11 @@ describe('firestore.rules', () => {
     test('room policies, not even their own room\'s', async () => {
       await assertFails(getDoc(doc(as('alice'), 'roomPolicies/standup')));
       await assertFails(getDocs(collection(as('alice'), 'roomPolicies')));
+    });
+    test('the per-user document of the rooms cap, not even their own', async () => {
+      await assertFails(getDoc(doc(as('alice'), 'roomleaseUsers/alice')));
+      await assertFails(getDocs(collection(as('alice'), 'roomleaseUsers')));
+      await assertFails(getDoc(doc(as('dave'), 'roomleaseUsers/alice')));
     });
     test('anything outside rooms/', async () => {
       await assertFails(getDoc(doc(as('alice'), 'elsewhere/thing')));
@@ -372,6 +378,7 @@ describe('firestore.rules', () => {
       ['a typing signal', 'rooms/standup/typing/alice', { participantId: 'alice', expiresAt: serverTimestamp() }],
       ['a read receipt', 'rooms/standup/receipts/alice', { participantId: 'alice', lastReadSeq: 1000 }],
       ['a room policy', 'roomPolicies/standup', { allowedUsers: ['alice', 'dave'] }],
+      ['their per-user document', 'roomleaseUsers/alice', { rooms: {} }],
       ['anything else', 'elsewhere/thing', { x: 2 }],
     ];
     for (const [who, db] of writers) {

@@ -9,6 +9,7 @@ import { createRoomleaseClient as browserClient } from '@roomlease/client/browse
 import { createRoomleaseClient as nodeClient } from '@roomlease/client/node';
 import { createRoomleaseClient as nativeClient, type AppStateLike } from '@roomlease/client/react-native';
 import { RoomleaseError, newerRevision, type Room, type RoomInfo, type RoomStatus } from '@roomlease/client';
+import type { RoomleaseErrorCode } from '@roomlease/client';
 
 const app = initializeApp({ projectId: 'demo-roomlease' });
 const auth = getAuth(app);
@@ -59,7 +60,28 @@ function native(appState: AppStateLike): void {
   client.goAway();
 }
 
+// The per-user caps, as docs/clients.md shows them handled.
+async function caps(): Promise<string> {
+  const client = nodeClient({ apiUrl: 'x', auth, firestore });
+  try {
+    await client.join('standup');
+    return 'joined';
+  } catch (err) {
+    if (!(err instanceof RoomleaseError)) throw err;
+    const code: RoomleaseErrorCode = err.code;
+    switch (code) {
+      case 'too_many_sessions':
+        return 'close another tab of this room first';
+      case 'too_many_rooms':
+        return 'leave another room first';
+      default:
+        throw err;
+    }
+  }
+}
+
 void browser;
+void caps;
 void node;
 void native;
 

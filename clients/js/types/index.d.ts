@@ -130,12 +130,41 @@ export interface RoomSnapshot {
   participants: { participantId: string; displayName: string; sessionCount: number; joinedAt: string }[];
 }
 
+/**
+ * The API's error codes (README.md, "The API"), "network", or `http_<status>`
+ * for an answer without the documented body. Open-ended, so that a newer
+ * server's codes still type-check.
+ */
+export type RoomleaseErrorCode =
+  | 'invalid_argument'
+  | 'unauthenticated'
+  | 'permission_denied'
+  | 'room_not_found'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'stale_generation'
+  | 'room_full'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'unavailable'
+  | 'internal'
+  | 'network'
+  /** 409: the user already holds the most live sessions allowed in this room (ROOMLEASE_MAX_SESSIONS_PER_USER). */
+  | 'too_many_sessions'
+  /** 409: the user is already in the most rooms allowed at once (ROOMLEASE_MAX_ROOMS_PER_USER). */
+  | 'too_many_rooms'
+  /** 401: App Check is enforced and the request's App Check token is missing or not valid. */
+  | 'app_check_failed'
+  /** 429: too many requests from this user on this instance; see retryAfterSeconds. */
+  | 'rate_limited'
+  | (string & {});
+
 export declare class RoomleaseError extends Error {
   constructor(status: number, code: string, message: string, retryAfterSeconds?: number | null);
   /** HTTP status; 0 when the API could not be reached. */
   status: number;
   /** The API's error code (e.g. "stale_generation"), or "network". */
-  code: string;
+  code: RoomleaseErrorCode;
   /** The answer's Retry-After in seconds (always set on a 429 `rate_limited`), or null. */
   retryAfterSeconds: number | null;
 }
