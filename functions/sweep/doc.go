@@ -19,6 +19,10 @@
 //  6. purges the documents of torn-down rooms, including teardowns a crashed
 //     sweeper left half done.
 //
+// Once per run, before its first pass, it re-checks rooms that a departing
+// request marked and may have left active and empty (repair), from a
+// watermark it keeps, so that no such room waits for a join to be noticed.
+//
 // Between passes it sleeps until the next deadline (a lease end, a typing
 // expiry, a cleanupAfter), at least MinWait and at most MaxWait, so that a
 // crashed client disappears about when its lease ends rather than a polling

@@ -85,6 +85,7 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		r.Err = fmt.Errorf("%s: %w", step, err)
 		return r
 	}
+	// 1. The cleanup mode (steps as in the package comment).
 	mode, err := s.mode(ctx)
 	r.Mode = mode
 	if err != nil {
@@ -92,7 +93,7 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	}
 	now := s.now()
 
-	// 1. Leases. Bookkeeping, done in every mode: rosters must stay true
+	// 2. Leases. Bookkeeping, done in every mode: rosters must stay true
 	// even with the kill switch on.
 	expired, err := s.store.ExpiredSessions(ctx, now, s.cfg.BatchSize)
 	if err != nil {
@@ -116,14 +117,14 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		}
 	}
 
-	// 2. Room policies changed since the last pass: whoever they no longer
+	// 3. Room policies changed since the last pass: whoever they no longer
 	// admit leaves, within one pass of the change. Bookkeeping too, so in
 	// every mode.
 	if err := s.enforcePolicies(ctx, &r, now); err != nil {
 		return fail("enforcing changed room policies", err)
 	}
 
-	// 3. Typing signals.
+	// 4. Typing signals.
 	typing, err := s.store.ExpiredTyping(ctx, now, s.cfg.BatchSize)
 	if err != nil {
 		return fail("listing expired typing", err)
@@ -140,7 +141,7 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		}
 	}
 
-	// 4. Rooms past their grace. A sweeper that deletes nothing (observe,
+	// 5. Rooms past their grace. A sweeper that deletes nothing (observe,
 	// off) reports each room once and marks it, so that it pages through
 	// them instead of reading the same ones on every pass.
 	due, err := s.store.DueRooms(ctx, now, s.cfg.BatchSize, mode != Enforce)
@@ -168,7 +169,7 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		}
 	}
 
-	// 5. Finish teardowns: this pass's and any a crashed sweeper left.
+	// 6. Finish teardowns: this pass's and any a crashed sweeper left.
 	if mode == Enforce {
 		n, err := s.store.PurgeClosed(ctx, s.cfg.BatchSize)
 		if err != nil {
