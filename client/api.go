@@ -87,15 +87,33 @@ func (c *Client) Heartbeat(ctx context.Context, roomID, sessionID string, genera
 	return out.LeaseExpiresAt, err
 }
 
-// Leave ends the lease of sessionID at generation. removed is false when
-// there was nothing to remove (the lease had ended, or a newer join
-// superseded it): that is not an error.
-func (c *Client) Leave(ctx context.Context, roomID, sessionID string, generation int64) (removed bool, err error) {
+// LeaveResult is what a leave did.
+type LeaveResult struct {
+	// Removed is false when there was nothing to remove (the lease had
+	// ended, or a newer join superseded it): that is not an error.
+	Removed bool
+	// CleanupAfter, when not zero, says that this leave emptied the room:
+	// the room is due for teardown at about that time unless someone joins
+	// first. An estimate to count down from: having left, the caller can
+	// no longer read the room (non-participants learn nothing about it).
+	CleanupAfter time.Time
+}
+
+// LeaveRoom ends the lease of sessionID at generation.
+func (c *Client) LeaveRoom(ctx context.Context, roomID, sessionID string, generation int64) (LeaveResult, error) {
 	var out struct {
-		Removed bool `json:"removed"`
+		Removed      bool      `json:"removed"`
+		CleanupAfter time.Time `json:"cleanupAfter"`
 	}
-	_, _, err = c.call(ctx, http.MethodPost, roomPath(roomID, "leave"), sessionBody{sessionID, generation}, &out)
-	return out.Removed, err
+	_, _, err := c.call(ctx, http.MethodPost, roomPath(roomID, "leave"), sessionBody{sessionID, generation}, &out)
+	return LeaveResult{Removed: out.Removed, CleanupAfter: out.CleanupAfter}, err
+}
+
+// Leave is LeaveRoom for callers that need only whether something was
+// removed.
+func (c *Client) Leave(ctx context.Context, roomID, sessionID string, generation int64) (removed bool, err error) {
+	res, err := c.LeaveRoom(ctx, roomID, sessionID, generation)
+	return res.Removed, err
 }
 
 // Room reads roomID's live roster.

@@ -208,14 +208,20 @@ func (s *Session) Close() {
 	<-s.done
 }
 
-// Leave stops heartbeating and leaves. removed is false when the lease had
-// already ended or been superseded (not an error).
-func (s *Session) Leave(ctx context.Context) (removed bool, err error) {
+// LeaveRoom stops heartbeating and leaves; see LeaveResult.
+func (s *Session) LeaveRoom(ctx context.Context) (LeaveResult, error) {
 	s.Close()
 	// A heartbeat or rejoin in flight may still move the generation.
 	s.beatMu.Lock()
 	defer s.beatMu.Unlock()
-	return s.c.Leave(ctx, s.roomID, s.opts.SessionID, s.Generation())
+	return s.c.LeaveRoom(ctx, s.roomID, s.opts.SessionID, s.Generation())
+}
+
+// Leave stops heartbeating and leaves. removed is false when the lease had
+// already ended or been superseded (not an error).
+func (s *Session) Leave(ctx context.Context) (removed bool, err error) {
+	res, err := s.LeaveRoom(ctx)
+	return res.Removed, err
 }
 
 // SetTyping sets or clears the typing signal under the current generation.

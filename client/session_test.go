@@ -62,9 +62,9 @@ func TestSession_JoinHeartbeatReadSignalsLeave(t *testing.T) {
 	}
 
 	gen := g.Generation()
-	removed, err := g.Leave(ctx)
-	if err != nil || !removed {
-		t.Fatalf("leave: %v %v", removed, err)
+	left, err := g.LeaveRoom(ctx)
+	if err != nil || !left.Removed || !left.CleanupAfter.IsZero() {
+		t.Fatalf("leave with Ada still in: %+v %v, want removed and no cleanupAfter", left, err)
 	}
 	snap, err = a.Room(ctx)
 	if err != nil || !slices.Equal(names(snap), []string{"Ada"}) {
@@ -75,6 +75,17 @@ func TestSession_JoinHeartbeatReadSignalsLeave(t *testing.T) {
 	}
 	if removed, err := grace.Leave(ctx, room, g.SessionID(), gen); err != nil || removed {
 		t.Fatalf("second leave: %v %v, want removed=false", removed, err)
+	}
+
+	// The last one out learns when the room is due for teardown from the
+	// leave itself: afterwards it may not read the room any more.
+	before = time.Now()
+	last, err := a.LeaveRoom(ctx)
+	if err != nil || !last.Removed || !last.CleanupAfter.After(before) {
+		t.Fatalf("last leave: %+v %v, want removed and a cleanupAfter after %v", last, err, before)
+	}
+	if _, err := a.Room(ctx); !errors.Is(err, client.ErrRoomNotFound) {
+		t.Fatalf("room read after the last leave: %v, want ErrRoomNotFound", err)
 	}
 }
 
