@@ -66,6 +66,11 @@ describe(`demo page end to end (room ${ROOM})`, () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     const page = await context.newPage();
     page.on('pageerror', (err) => console.log(`[${name}] page error: ${err.message}`));
+    // The page's own errors and warnings (the Firestore SDK's stream errors
+    // among them), so that a failed step can be read from the output.
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' || msg.type() === 'warning') console.log(`[${name}] console ${msg.type()}: ${msg.text()}`);
+    });
     users[name] = { context, page };
     await page.goto(`${WEB_URL}/`);
     await page.waitForSelector('[data-testid=join-button]:not([disabled])', { timeout: 30_000 });
