@@ -27,8 +27,10 @@
 // expiry, a cleanupAfter), at least MinWait and at most MaxWait, so that a
 // crashed client disappears about when its lease ends rather than a polling
 // period later. Passes are bounded by rows and time, so a backlog is worked
-// off in slices. A failed pass stops where it is (fail closed: nothing is
-// deleted on a failed read), is reported, and the sweeper backs off.
+// off in slices. A failed listing stops the pass where it is (fail closed:
+// nothing is deleted on a failed read), is reported, and the sweeper backs
+// off; a candidate whose own step fails is skipped, so that one that keeps
+// failing cannot stop the cleanup of all the others.
 //
 // What is not guaranteed: timeliness while Firestore is unavailable, and
 // cleanup of state whose session documents TTL removed while no sweeper ran

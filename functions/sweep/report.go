@@ -21,7 +21,8 @@ type Counts struct {
 	// changed room policy no longer admits them.
 	ParticipantsEvicted int
 	// FailedSteps counts steps of a pass that failed (a read, a
-	// transaction, the mode lookup); a failed step ends its pass.
+	// transaction, the mode lookup). A failed listing ends its pass; a
+	// failed step on one candidate is skipped, unless too many fail.
 	FailedSteps int
 	// SkippedDocuments counts listed documents that did not read as
 	// candidates (another app's data in a shared collection group, a hand
@@ -71,7 +72,10 @@ type PassReport struct {
 	Candidates        []string // rooms that would be (observe) or were (enforce) torn down
 	Deleted           []string
 	Backlog           bool // a row limit was hit: more work is waiting
-	Err               error
+	// Err says the pass stopped early (the run then backs off); ItemErr is
+	// the last failure of a candidate that the pass skipped.
+	Err     error
+	ItemErr error
 }
 
 // Summary adds up the passes of one run.
@@ -92,6 +96,9 @@ func (s *Summary) add(p PassReport) {
 	s.CleanupLags = append(s.CleanupLags, p.CleanupLags...)
 	// The latest pass knows best how old the oldest waiting room is.
 	s.OldestEligibleAge = p.OldestEligibleAge
+	if p.ItemErr != nil {
+		s.LastError = p.ItemErr.Error()
+	}
 	if p.Err != nil {
 		s.LastError = p.Err.Error()
 	}

@@ -11,6 +11,10 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
+// maxItemFailures is how many candidates may fail in one pass before the
+// pass stops and the run backs off.
+const maxItemFailures = 3
+
 // Sweeper runs sweep passes against the presence store.
 type Sweeper struct {
 	store presence.SweepStore
@@ -74,8 +78,9 @@ func (s *Sweeper) mode(ctx context.Context) (Mode, error) {
 	return m, nil
 }
 
-// Pass runs one bounded pass. A failed step ends the pass: nothing after a
-// failed read is acted upon.
+// Pass runs one bounded pass. A failed listing ends the pass: nothing after
+// a failed read is acted upon. A failed step on one candidate is counted and
+// skipped (see itemFailed), up to maxItemFailures in a pass.
 func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.PassTimeout)
 	defer cancel()
@@ -84,6 +89,26 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		r.FailedSteps++
 		r.Err = fmt.Errorf("%s: %w", step, err)
 		return r
+	}
+	// itemFailed records a failed step on one candidate (one session, one
+	// room) and says whether the pass must stop. Each candidate is its own
+	// transaction that re-checks everything it acts on, so skipping one
+	// acts on nothing unverified; stopping at the first would let a single
+	// candidate that keeps failing (listed oldest first, so first on every
+	// pass) hold up every other room's cleanup. A pass whose time is up, or
+	// several failures in one pass, look like Firestore itself failing:
+	// then the pass stops and the run backs off.
+	itemFailed := func(step string, err error) bool {
+		r.FailedSteps++
+		failure := fmt.Errorf("%s: %w", step, err)
+		if ctx.Err() != nil || r.FailedSteps >= maxItemFailures {
+			r.Err = failure
+			return true
+		}
+		r.ItemErr = failure
+		s.log.WarnContext(ctx, "sweep step failed; went on with the next candidate", "component", "sweeper",
+			"error", failure.Error())
+		return false
 	}
 	// 1. The cleanup mode (steps as in the package comment).
 	mode, err := s.mode(ctx)
@@ -104,7 +129,10 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	for _, c := range expired.Items {
 		res, err := s.store.ExpireSession(ctx, c)
 		if err != nil {
-			return fail("expiring a session", err)
+			if itemFailed("expiring a session", err) {
+				return r
+			}
+			continue
 		}
 		switch res.Outcome {
 		case presence.Done:
@@ -134,7 +162,10 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	for _, c := range typing.Items {
 		out, err := s.store.ClearTyping(ctx, c)
 		if err != nil {
-			return fail("clearing typing", err)
+			if itemFailed("clearing typing", err) {
+				return r
+			}
+			continue
 		}
 		if out == presence.Done {
 			r.TypingCleared++
@@ -157,15 +188,18 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 		if mode == Off {
 			marked, err := s.store.MarkReported(ctx, presence.CandidateOf(room))
 			if err != nil {
-				return fail("reporting a due room", err)
+				if itemFailed("reporting a due room", err) {
+					return r
+				}
+				continue
 			}
 			if marked {
 				r.RoomsEligible++
 			}
 			continue
 		}
-		if err := s.teardown(ctx, &r, room, mode == Enforce); err != nil {
-			return fail("checking a room for teardown", err)
+		if err := s.teardown(ctx, &r, room, mode == Enforce); err != nil && itemFailed("checking a room for teardown", err) {
+			return r
 		}
 	}
 
