@@ -1,12 +1,10 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,56 +22,12 @@ import (
 	"github.com/roomlease/roomlease/internal/appchecktest"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 	"github.com/roomlease/roomlease/internal/testclock"
+	"github.com/roomlease/roomlease/internal/testlog"
 )
-
-// syncBuffer collects the handler's JSON log lines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines returns the log lines whose fields include all of want.
-func (b *syncBuffer) lines(tb testing.TB, want map[string]string) []map[string]any {
-	tb.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			tb.Fatalf("log line is not JSON: %q", line)
-		}
-		match := true
-		for k, v := range want {
-			if m[k] != v {
-				match = false
-			}
-		}
-		if match {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // mustOpenGuardedAPI is MustOpenAPI with the options set by configure, and
 // the log kept.
-func mustOpenGuardedAPI(tb testing.TB, configure func(*httpapi.Options)) (*apiFixture, *syncBuffer) {
+func mustOpenGuardedAPI(tb testing.TB, configure func(*httpapi.Options)) (*apiFixture, *testlog.Buffer) {
 	tb.Helper()
 	emulatortest.AuthHost(tb)
 	client, _ := emulatortest.Firestore(tb)
@@ -81,7 +35,7 @@ func mustOpenGuardedAPI(tb testing.TB, configure func(*httpapi.Options)) (*apiFi
 	if err != nil {
 		tb.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testlog.Buffer{}
 	settings := presence.DefaultSettings()
 	o := httpapi.Options{
 		Store: firestoredb.New(client, settings, time.Now), Tokens: verifier, Settings: settings,
@@ -138,7 +92,7 @@ func TestAPI_AppCheckModes(t *testing.T) {
 					if tc.token != "" {
 						hdr = []string{httpapi.AppCheckHeader, tc.token}
 					}
-					before := len(logs.lines(t, map[string]string{"message": "request without a valid App Check token"}))
+					before := len(logs.Lines(t, map[string]any{"message": "request without a valid App Check token"}))
 					r := f.do(t, "POST", "/v1/rooms/"+room+"/join", ada.IDToken, `{"sessionId":"s-`+tc.name+`"}`, hdr...)
 
 					refused := mode == httpapi.AppCheckEnforce && tc.reason != ""
@@ -156,7 +110,7 @@ func TestAPI_AppCheckModes(t *testing.T) {
 						t.Fatalf("join: %d %s, want 200", r.status, r.raw)
 					}
 
-					got := logs.lines(t, map[string]string{"message": "request without a valid App Check token"})[before:]
+					got := logs.Lines(t, map[string]any{"message": "request without a valid App Check token"})[before:]
 					wantLogged := mode != httpapi.AppCheckOff && tc.reason != ""
 					if !wantLogged {
 						if len(got) != 0 {
@@ -219,7 +173,7 @@ func TestAPI_AppCheckKeysUnreachable(t *testing.T) {
 			if r.status != tc.status {
 				t.Fatalf("join: %d %s, want %d", r.status, r.raw, tc.status)
 			}
-			if n := len(logs.lines(t, map[string]string{"appCheck": "unverified"})); n != 1 {
+			if n := len(logs.Lines(t, map[string]any{"appCheck": "unverified"})); n != 1 {
 				t.Fatalf("%d unverified lines, want 1; log:\n%s", n, logs)
 			}
 		})

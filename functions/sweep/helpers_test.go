@@ -1,10 +1,7 @@
 package sweep_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +14,7 @@ import (
 	"github.com/roomlease/roomlease/functions/sweep"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 	"github.com/roomlease/roomlease/internal/testclock"
+	"github.com/roomlease/roomlease/internal/testlog"
 )
 
 type fixture struct {
@@ -26,26 +24,9 @@ type fixture struct {
 	clock    *testclock.Clock
 	settings presence.Settings
 	store    *firestoredb.Store // what the API writes through
-	logs     *syncBuffer
+	logs     *testlog.Buffer
 	sleeps   []time.Duration // every pause a sweeper took, in order
 	mu       sync.Mutex
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func MustOpen(tb testing.TB) *fixture {
@@ -54,7 +35,7 @@ func MustOpen(tb testing.TB) *fixture {
 	clock := testclock.New(testclock.Start)
 	settings := presence.DefaultSettings()
 	return &fixture{ctx: context.Background(), client: client, project: project, clock: clock, settings: settings,
-		store: firestoredb.New(client, settings, clock.Now), logs: &syncBuffer{}}
+		store: firestoredb.New(client, settings, clock.Now), logs: &testlog.Buffer{}}
 }
 
 // sweeper returns a sweeper on store whose pauses advance the test clock
@@ -126,20 +107,11 @@ func (f *fixture) pass(tb testing.TB, s *sweep.Sweeper) sweep.PassReport {
 // fails the test unless there is exactly one.
 func (f *fixture) logLine(tb testing.TB, message string) map[string]any {
 	tb.Helper()
-	var found map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(f.logs.String()), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["message"] == message {
-			if found != nil {
-				tb.Fatalf("more than one %q line in %s", message, f.logs.String())
-			}
-			found = m
-		}
+	found := f.logs.Lines(tb, map[string]any{"message": message})
+	if len(found) != 1 {
+		tb.Fatalf("%d %q lines, want one, in %s", len(found), message, f.logs.String())
 	}
-	if found == nil {
-		tb.Fatalf("no %q line in %s", message, f.logs.String())
-	}
-	return found
+	return found[0]
 }
 
 // docData returns the fields of the document at path, failing the test if
