@@ -7,6 +7,7 @@ import (
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/functions/sweep"
+	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
 // setPolicy writes roomPolicies/{room} as the README tells operators to:
@@ -161,5 +162,55 @@ func TestPolicyChange_CommittedLateIsFoundByTheNextPass(t *testing.T) {
 	f.clock.Advance(time.Second)
 	if r := f.pass(t, s); r.ParticipantsEvicted != 1 {
 		t.Fatalf("evicted %d, want 1: a change 5 s before the last pass is within the skew", r.ParticipantsEvicted)
+	}
+}
+
+// The eviction against another instance: the API runs on a store of its
+// own, on its own Firestore client, whose policy cache still admits alice
+// when the policy changes. Whichever order their transactions commit in, an
+// evicted session never comes back: a heartbeat renewed on the stale
+// instance just before the pass is deleted by it (the eviction re-reads the
+// user's sessions in its transaction), and a heartbeat after the pass finds
+// its session gone and writes nothing. Her join is refused at once: a join
+// reads the policy in its transaction, not through the cache.
+func TestPolicyChange_EvictionAgainstAnInstanceWithAStaleCache(t *testing.T) {
+	f := MustOpen(t)
+	api := firestoredb.New(emulatortest.FirestoreVia(t, emulatortest.FirestoreHost(t), f.project), f.settings, f.clock.Now)
+	s := f.sweeper(t, f.store, sweep.Config{})
+	tab := f.join(t, "club", "alice", "tab")
+	phone := f.join(t, "club", "alice", "phone")
+	f.join(t, "club", "bob", "tab")
+	// The API instance reads the room's policy (none: everyone is admitted)
+	// and keeps it for PolicyCache.
+	if _, err := api.Heartbeat(f.ctx, sessionRef(tab)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Less than PolicyCache later, and with less than RenewWhenLeft of the
+	// lease left, so that a heartbeat writes.
+	f.clock.Advance(f.settings.PolicyCache - time.Second)
+	f.setPolicy(t, "club", map[string]any{"allowedUsers": []string{"bob"}, "updatedAt": f.clock.Now()})
+	renewed, err := api.Heartbeat(f.ctx, sessionRef(phone))
+	if err != nil || !renewed.After(phone.LeaseExpiresAt) {
+		t.Fatalf("heartbeat on the stale instance: lease %v (was %v), %v; want it renewed", renewed, phone.LeaseExpiresAt, err)
+	}
+
+	if r := f.pass(t, s); r.ParticipantsEvicted != 1 {
+		t.Fatalf("evicted %d participants, want 1 (alice)", r.ParticipantsEvicted)
+	}
+	if _, err := api.Heartbeat(f.ctx, sessionRef(tab)); presence.ErrorCode(err) != presence.EStaleGeneration {
+		t.Errorf("heartbeat after the eviction: %v, want %s", err, presence.EStaleGeneration)
+	}
+	for _, path := range []string{
+		"rooms/club/participants/alice", "rooms/club/participants/alice/sessions/tab",
+		"rooms/club/participants/alice/sessions/phone",
+	} {
+		if f.exists(t, path) {
+			t.Errorf("%s survived the eviction, or came back", path)
+		}
+	}
+	_, err = api.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "club", ParticipantID: "alice", SessionID: "tab"}})
+	if presence.ErrorCode(err) != presence.EForbidden {
+		t.Errorf("alice's join on the stale instance: %v, want %s", err, presence.EForbidden)
 	}
 }
