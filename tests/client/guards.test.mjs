@@ -128,13 +128,8 @@ describe('Retry-After', () => {
         }
         return fetch(url, init);
       };
-      const asked = [];
       const timers = holdableTimers();
-      const set = timers.set;
-      timers.set = (fn, ms) => {
-        asked.push(ms);
-        return set(fn, ms);
-      };
+      const { asked } = timers;
       const client = createRoomleaseClient({ apiUrl: config.apiUrl, auth: user.auth, firestore: user.firestore, fetch: fetchFn, timers, random: () => 0.5 });
       cleanups.push(async () => {
         client.close();

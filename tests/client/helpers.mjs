@@ -101,8 +101,12 @@ export function holdableTimers() {
   let held = false;
   const queue = [];
   const live = new Set();
+  const asked = [];
   return {
+    /** Every delay the client asked for, in order: its schedule, exactly. */
+    asked,
     set(fn, ms) {
+      asked.push(ms);
       const h = setTimeout(() => {
         live.delete(h);
         if (held) queue.push(fn);

@@ -71,13 +71,8 @@ describe('@roomlease/client in Node', () => {
     // random() = 0.5 with jitter 0.2: every interval is 90 % of heartbeatSeconds.
     // The schedule is read from the timers the client asks for (exact), and
     // the heartbeats the server answered show that it is kept.
-    const asked = [];
     const timers = holdableTimers();
-    const set = timers.set;
-    timers.set = (fn, ms) => {
-      asked.push(ms);
-      return set(fn, ms);
-    };
+    const { asked } = timers;
     const ada = await clientFor('Ada', { random: () => 0.5, heartbeatJitter: 0.2, timers });
     await ada.client.join(roomName('node-beat'), { displayName: 'Ada' });
     const beats = () => ada.rec.of('heartbeat').filter((c) => c.status === 200);
