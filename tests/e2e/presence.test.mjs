@@ -57,6 +57,13 @@ describe(`demo page end to end (room ${ROOM})`, () => {
       } catch (err) {
         failed = name;
         await screenshot(`failed-${name.replace(/\W+/g, '-').slice(0, 40)}`);
+        // What each page told its user (refused requests, reconnects).
+        for (const [who, u] of Object.entries(users)) {
+          if (u.page.isClosed()) continue;
+          const log = await u.page.$$eval('[data-testid=log] li', (els) => els.map((e) => Array.from(e.children, (c) => c.textContent).join(' ')).reverse().join('\n'))
+            .catch(() => '(unreadable)');
+          console.log(`[${who}] page log at the failure:\n${log}`);
+        }
         throw err;
       }
     });
