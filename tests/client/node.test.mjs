@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRoomleaseClient } from '@roomlease/client/node';
 import { RoomleaseError, newerRevision } from '@roomlease/client';
 import { SLACK_MS, SWEEP_MS, holdableTimers, loadConfig, namesOf, newUser, recordingFetch, roomName, until } from './helpers.mjs';
-import { roomDocExists } from '../lib/room-doc.mjs';
+import { ownerDocument, roomDocExists } from '../lib/room-doc.mjs';
 
 // Revisions are ordered, not counted: a jump is normal (the server may
 // stop counting by one), and a lower revision arriving late (from the other
@@ -120,6 +120,40 @@ describe('@roomlease/client in Node', () => {
     const after409 = grace.rec.of('heartbeat').length;
     await until('a heartbeat of the new generation succeeds',
       () => grace.rec.of('heartbeat').slice(after409).some((c) => c.status === 200), 5_000);
+  });
+
+  test('a listener cut off while the lease holds is started again by the next heartbeat', async () => {
+    const room = roomName('node-relisten');
+    const ada = await clientFor('Ada');
+    // Not held: only to see the delays the client asks for.
+    const timers = holdableTimers();
+    const grace = await clientFor('Grace', { timers });
+    const a = await ada.client.join(room, { displayName: 'Ada' });
+    const g = await grace.client.join(room, { displayName: 'Grace' });
+    await until('Grace sees Ada', () => namesOf(g).join() === 'Ada,Grace', 10_000);
+    const generation = g.generation;
+
+    // Grace's roster entry goes for a moment (only the server can do that;
+    // her session, a subcollection, stays). Her roster listener is refused,
+    // and her client asks for an early heartbeat (a delay of 0).
+    const entry = ownerDocument(config, `rooms/${room}/participants/${grace.user.uid}`);
+    const { fields } = await entry.get();
+    const asked = timers.asked.length;
+    await entry.delete();
+    await until('Ada sees Grace gone', () => namesOf(a).join() === 'Ada', 10_000);
+    await until('Grace\'s client asks for an early heartbeat', () => timers.asked.slice(asked).includes(0), 10_000);
+    await entry.put(fields);
+
+    // Her lease never ended, so her heartbeats succeed and no rejoin
+    // restarts the listeners: only the heartbeat path can. Without it her
+    // roster would stay as it was, whoever joins.
+    const carol = await clientFor('Carol');
+    await carol.client.join(room, { displayName: 'Carol' });
+    await until('Grace sees Carol', () => namesOf(g).join() === 'Ada,Carol,Grace', 10_000);
+    assert.equal(g.status, 'joined');
+    assert.equal(g.generation, generation, 'no rejoin: the same lease throughout');
+    assert.ok(!grace.rec.of('heartbeat').some((c) => c.status !== null && c.status !== 200), 'every heartbeat succeeded');
+    assert.equal(grace.rec.of('join').length, 1, 'joined once');
   });
 
   test('background to foreground after the lease ended: resume heartbeats, gets 409, rejoins', async () => {

@@ -12,3 +12,29 @@ export async function roomDocExists(config, roomId) {
   if (res.ok) return true;
   throw new Error(`reading rooms/${roomId} on the emulator: ${res.status} ${await res.text()}`);
 }
+
+/**
+ * One document on the emulator, read and written as its owner (rules
+ * bypassed), for tests that must change what only the server writes.
+ * docPath is slash-separated, e.g. `rooms/r1/participants/uid`.
+ */
+export function ownerDocument(config, docPath) {
+  const base = `http://${config.firestoreEmulatorHost}:${config.firestoreEmulatorPort}`;
+  const url = `${base}/v1/projects/${config.projectId}/databases/(default)/documents/${docPath.split('/').map(encodeURIComponent).join('/')}`;
+  const call = async (method, body) => {
+    const res = await fetch(url, {
+      method,
+      headers: { Authorization: 'Bearer owner', 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${docPath} on the emulator: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  return {
+    /** @returns {Promise<{fields: object}>} the document, in the REST API's shape */
+    get: () => call('GET'),
+    delete: () => call('DELETE'),
+    /** Creates or replaces the document with these fields (REST API shape). */
+    put: (fields) => call('PATCH', { fields }),
+  };
+}

@@ -42,7 +42,11 @@ export function detachListeners(room) {
 /**
  * A listener is cut off when the user is no longer on the roster: the lease
  * ran out (a sleeping laptop, a suspended app) or the user left. A joined
- * client checks its lease at once; the rejoin attaches the listener again.
+ * client checks its lease at once: a 409 leads to a rejoin, which attaches
+ * the listeners again, and a heartbeat that succeeds restarts the ones that
+ * stopped. At most one such early check per heartbeat interval: a listener
+ * refused again while the lease holds waits for the next regular heartbeat
+ * instead of spinning.
  * @param {Room} room
  */
 function listenerFailed(room, name, err) {
@@ -58,7 +62,11 @@ function listenerFailed(room, name, err) {
   }
   if (room.status !== 'joined' && room.status !== 'rejoining') return;
   if (!denied) room._emit('error', { error: err, during: `listen:${name}` });
-  if (room.status === 'joined') room._wake('listener');
+  if (room.status !== 'joined') return;
+  const now = room.client.now();
+  if (now - room._listenerWakeAt < (room.heartbeatSeconds ?? 0) * 1000) return;
+  room._listenerWakeAt = now;
+  room._wake('listener');
 }
 
 /** Empties roster, typing and receipts, and says so. @param {Room} room */

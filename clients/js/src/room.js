@@ -52,6 +52,7 @@ export class Room {
     this._typingSentAt = 0;
     this._typingOn = false;
     this._pendingRead = null;
+    this._listenerWakeAt = -Infinity;
   }
 
   /** True once the room was left, closed, or the user was refused. */
@@ -177,6 +178,11 @@ export class Room {
       if (this.status !== 'joined' || this.generation !== generation) return;
       this._failures = 0;
       this._renewed(data.leaseExpiresAt, sent, received);
+      // The lease holds, so a listener that was cut off (a permission check
+      // that ran while the roster entry was briefly missing, an error the
+      // SDK does not retry) can read again: start it anew, or the roster
+      // would silently stop changing while the heartbeats go on.
+      attachListeners(this);
       this._schedule(this._nextBeatDelay());
       if (this._pendingRead !== null) this._flushRead();
     } catch (err) {
