@@ -24,10 +24,8 @@ type roomWatch struct {
 	members                           map[string]bool
 	everExisted                       bool
 	// emptyAt is the last departure that emptied the roster, or zero.
-	emptyAt     time.Time
-	emptyByExp  bool
-	closedLags  int
-	pendingLags []time.Time
+	emptyAt    time.Time
+	emptyByExp bool
 }
 
 func (rw *roomWatch) run(ctx context.Context, client *firestore.Client, ready *sync.WaitGroup) {

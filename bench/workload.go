@@ -59,7 +59,6 @@ type Workload struct {
 	draining            atomic.Bool
 	steadyHB            atomic.Int64
 	steadyHBErr         atomic.Int64
-	steadyLat           Dist
 
 	ghost, ghostBeyond, leaveVisible, leaveVisibleDrain             Dist
 	teardownLag, teardownAfterLeave, teardownAfterExpiry            Dist
