@@ -38,8 +38,9 @@ const KeyFetchTimeout = 5 * time.Second
 // Verifier checks App Check tokens for one Firebase project. It is safe for
 // concurrent use.
 type Verifier struct {
-	projectID string
-	now       func() time.Time
+	projectID    string
+	now          func() time.Time
+	fetchTimeout time.Duration // KeyFetchTimeout; shorter in tests
 
 	// The Admin SDK's client fetches the key set when it is built (and
 	// then every 6 hours in the background). It is built on first use,
@@ -54,7 +55,7 @@ type Verifier struct {
 
 // NewVerifier returns a Verifier for projectID; now is its clock.
 func NewVerifier(projectID string, now func() time.Time) *Verifier {
-	return &Verifier{projectID: projectID, now: now}
+	return &Verifier{projectID: projectID, now: now, fetchTimeout: KeyFetchTimeout}
 }
 
 // VerifyAppCheckToken returns nil when token is a valid App Check token for
@@ -93,7 +94,7 @@ func (v *Verifier) clientFor(ctx context.Context) (*fbappcheck.Client, error) {
 	}
 	// One fetch at a time: concurrent first requests wait for it rather
 	// than each fetching the key set.
-	ctx, cancel := context.WithTimeout(ctx, KeyFetchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, v.fetchTimeout)
 	defer cancel()
 	app, err := firebase.NewApp(ctx, &firebase.Config{ProjectID: v.projectID})
 	if err == nil {

@@ -85,3 +85,27 @@ func TestVerifier_KeySetUnavailable(t *testing.T) {
 		t.Fatalf("%d fetches in all, want 2", n)
 	}
 }
+
+// A key server that never answers costs a request the fetch's bound, not
+// its whole deadline: the Admin SDK's fetch must honour the context the
+// Verifier gives it. The caller's context here has no deadline at all.
+func TestVerifier_KeySetFetchIsBounded(t *testing.T) {
+	iss := appchecktest.Start(t)
+	iss.SetHang(true)
+	v := appcheck.NewVerifier(project, time.Now)
+	appcheck.SetFetchTimeout(v, 200*time.Millisecond)
+
+	done := make(chan error, 1)
+	go func() { done <- v.VerifyAppCheckToken(context.Background(), iss.Valid(t, project)) }()
+	select {
+	case err := <-done:
+		if presence.ErrorCode(err) != presence.EUnavailable {
+			t.Fatalf("with the key server silent: %v, want %s", err, presence.EUnavailable)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the verification still waits for the silent key server after 30 s: the fetch is not bounded")
+	}
+	if n := iss.Fetches(); n != 1 {
+		t.Fatalf("%d fetches, want 1", n)
+	}
+}

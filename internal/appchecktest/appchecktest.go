@@ -30,6 +30,7 @@ type Issuer struct {
 	srv     *httptest.Server
 	fetches atomic.Int64
 	down    atomic.Bool
+	hang    atomic.Bool
 }
 
 // Start serves a key set and points the Admin SDK at it (appcheck.JWKSUrl)
@@ -44,6 +45,11 @@ func Start(tb testing.TB) *Issuer {
 	iss := &Issuer{key: key, kid: "test-key-1"}
 	iss.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		iss.fetches.Add(1)
+		if iss.hang.Load() {
+			// An unreachable key server: no answer until the caller gives up.
+			<-r.Context().Done()
+			return
+		}
 		if iss.down.Load() {
 			http.Error(w, "unavailable", http.StatusServiceUnavailable)
 			return
@@ -69,6 +75,10 @@ func (i *Issuer) Fetches() int64 { return i.fetches.Load() }
 
 // SetDown makes the key set endpoint answer 503 (true) or serve again.
 func (i *Issuer) SetDown(down bool) { i.down.Store(down) }
+
+// SetHang makes the key set endpoint answer nothing until the request is
+// given up (true), or serve again.
+func (i *Issuer) SetHang(hang bool) { i.hang.Store(hang) }
 
 // Token returns a token for projectID that expires at exp (real time: the
 // SDK checks expiry against the system clock).
