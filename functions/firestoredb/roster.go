@@ -14,16 +14,24 @@ import (
 // Everything is read in one read-only transaction, so the revision reported
 // is the one the listed entries reflect, and liveness is judged against one
 // `now`: entries whose every lease has ended are left out even before the
-// sweeper removes them. The caller is checked first:
+// sweeper removes them. The caller is checked first, and only what can be
+// shown is read:
 //
 //  1. The room document and the caller's own roster entry, in one lookup.
-//  2. The caller's own live sessions (one is enough).
-//  3. Only then the roster entries, the room's live sessions and the
-//     revision shards.
+//  2. The room's live sessions (one query), among which the caller must
+//     have one.
+//  3. The roster entries of the other users those sessions belong to, by
+//     id: an entry without a live session is never shown, so it is never
+//     read either.
+//  4. The revision shards, summed.
 //
-// Anyone who is not a live participant stops at step 1 or 2 with
-// presence.NotVisible, whether the room is active, empty or absent: an
-// outsider learns nothing and costs two reads, not the roster.
+// A participant's read therefore costs 3 + L + (P − 1) reads for L live
+// sessions of P live users: bounded by the roster, and by 1 + E + 10 × E + 1
+// under the sessions cap. Anyone who is not a live participant stops at
+// step 1 with presence.NotVisible, whether the room is active, empty or
+// absent: an outsider learns nothing and costs two reads. Only a former
+// participant whose lease ended moments ago, and whose entry awaits the
+// sweeper, stops at step 2.
 //
 // Returns EInvalid for malformed ids and ENotFound (presence.NotVisible)
 // unless the caller is a live participant of the room.
@@ -33,24 +41,10 @@ func (s *Store) Roster(ctx context.Context, req presence.RosterRequest) (presenc
 	}
 	var roster presence.Roster
 	err := s.transact(ctx, "roster", func(tx *txn, now time.Time) error {
-		room, err := s.readRosterCaller(tx, now, req)
+		room, caller, err := s.readRosterCaller(tx, req)
 		if err != nil {
 			return err
 		}
-
-		entrySnaps, err := tx.query(s.room(req.RoomID).Collection(ParticipantsCollection).Query)
-		if err != nil {
-			return err
-		}
-		entries := make([]presence.Participant, 0, len(entrySnaps))
-		for _, snap := range entrySnaps {
-			p, err := decodeParticipant(snap, req.RoomID, snap.Ref.ID)
-			if err != nil {
-				return err
-			}
-			entries = append(entries, *p)
-		}
-
 		// Only sessions whose lease is still running: reads cost what is
 		// live, not what awaits the sweeper.
 		sessions, err := s.liveSessions(tx, s.client.CollectionGroup(SessionsCollection).
@@ -59,47 +53,77 @@ func (s *Store) Roster(ctx context.Context, req presence.RosterRequest) (presenc
 		if err != nil {
 			return err
 		}
-
+		if err := presence.CheckReader(now, room, caller, sessions); err != nil {
+			return err
+		}
+		entries, err := s.readLiveEntries(tx, req.RoomID, caller, sessions)
+		if err != nil {
+			return err
+		}
 		revision, err := s.readRevision(ctx, req.RoomID, tx)
 		if err != nil {
 			return err
 		}
 		roster = presence.LiveRoster(now, *room, revision, entries, sessions)
-		if !roster.Includes(req.CallerID) {
-			// Not after step 2 in the same snapshot; kept so that no path
-			// answers an outsider anything else.
-			return presence.NotVisible()
-		}
 		return nil
 	}, firestore.ReadOnly)
 	return roster, err
 }
 
-// readRosterCaller makes steps 1 and 2 of Roster: it returns the room if
-// req.CallerID is a live participant of it, and presence.NotVisible
-// otherwise.
-func (s *Store) readRosterCaller(tx *txn, now time.Time, req presence.RosterRequest) (*presence.Room, error) {
+// readRosterCaller makes step 1 of Roster: the room and req.CallerID's
+// roster entry, or presence.NotVisible if either is missing.
+func (s *Store) readRosterCaller(tx *txn, req presence.RosterRequest) (*presence.Room, *presence.Participant, error) {
 	snaps, err := tx.getAll(s.room(req.RoomID), s.participant(req.RoomID, req.CallerID))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	room, err := decodeRoom(snaps[0], req.RoomID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	entry, err := decodeParticipant(snaps[1], req.RoomID, req.CallerID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if room == nil || entry == nil {
-		return nil, presence.CheckReader(now, room, entry, nil)
+		return nil, nil, presence.NotVisible()
 	}
-	own, err := s.liveSessions(tx, s.participant(req.RoomID, req.CallerID).Collection(SessionsCollection).
-		Where(FieldLeaseExpiresAt, ">", now).Limit(1))
+	return room, entry, nil
+}
+
+// readLiveEntries makes step 3 of Roster: caller's entry, already read, and
+// the entries of the other users who hold one of the live sessions. A
+// session whose entry is missing (which no path leaves behind) is skipped:
+// LiveRoster lists entries, not sessions.
+func (s *Store) readLiveEntries(tx *txn, roomID string, caller *presence.Participant, sessions []presence.Session) ([]presence.Participant, error) {
+	entries := []presence.Participant{*caller}
+	seen := map[string]bool{caller.ID: true}
+	var refs []*firestore.DocumentRef
+	var ids []string
+	for _, sess := range sessions {
+		if !seen[sess.ParticipantID] {
+			seen[sess.ParticipantID] = true
+			refs = append(refs, s.participant(roomID, sess.ParticipantID))
+			ids = append(ids, sess.ParticipantID)
+		}
+	}
+	if len(refs) == 0 {
+		return entries, nil
+	}
+	snaps, err := tx.getAll(refs...)
 	if err != nil {
 		return nil, err
 	}
-	return room, presence.CheckReader(now, room, entry, own)
+	for i, snap := range snaps {
+		p, err := decodeParticipant(snap, roomID, ids[i])
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			entries = append(entries, *p)
+		}
+	}
+	return entries, nil
 }
 
 // liveSessions runs a query for sessions in tx and decodes what it finds.

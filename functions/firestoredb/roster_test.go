@@ -1,6 +1,7 @@
 package firestoredb_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -75,12 +76,45 @@ func TestRoster_CallerWhoseLeaseEndedIsAnOutsider(t *testing.T) {
 	if want := presence.NotVisible(); err.Error() != want.Error() {
 		t.Fatalf("got %v, want the outsiders' answer %v", err, want)
 	}
-	// The room and the entry, then the caller's own live sessions (none: a
-	// query with no result is billed one read).
+	// The room and the entry, then the room's live sessions (bob's one),
+	// none of them alice's: no roster entry of anyone else is read.
 	if cost.Reads != 3 {
-		t.Fatalf("cost %+v, want 3 reads: the roster must not be listed", cost)
+		t.Fatalf("cost %+v, want 3 reads: no other entry may be read", cost)
 	}
 	if ids, _ := f.liveIDs(t, "r", "bob"); len(ids) != 1 || ids[0] != "bob" {
 		t.Fatalf("bob reads %v, want [bob]", ids)
+	}
+}
+
+// A participant's read costs what can be shown: the room and the caller's
+// entry (2), the room's live sessions (L), the entries of the other users
+// holding them (P − 1, by id) and the revision (1). An entry whose every
+// lease has ended is neither shown nor read.
+func TestRoster_ParticipantPaysForWhatIsLive(t *testing.T) {
+	f := MustOpenStore(t)
+	f.mustJoin(t, "r", "dave", "tab")
+	f.clock.Advance(presence.DefaultSettings().Lease + time.Second)
+	// dave's lease has ended; his entry awaits the sweeper.
+	f.mustJoin(t, "r", "alice", "tab")
+	f.mustJoin(t, "r", "bob", "tab")
+	f.mustJoin(t, "r", "bob", "phone")
+	f.mustJoin(t, "r", "carol", "tab")
+
+	before := f.store.Ops()
+	r, err := f.store.Roster(f.ctx, presence.RosterRequest{RoomID: "r", CallerID: "alice"})
+	cost := f.store.Ops().Sub(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, p := range r.Participants {
+		ids = append(ids, p.ID)
+	}
+	if fmt.Sprint(ids) != "[alice bob carol]" {
+		t.Fatalf("roster %v, want [alice bob carol] in join order", ids)
+	}
+	const live, users = 4, 3
+	if want := int64(2 + live + (users - 1) + 1); cost.Reads != want || cost.Writes != 0 {
+		t.Fatalf("cost %+v, want %d reads and no write", cost, want)
 	}
 }
