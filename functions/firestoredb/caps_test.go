@@ -186,7 +186,6 @@ func TestJoin_UserDocumentCost(t *testing.T) {
 // user document before either writes, and exactly one is admitted.
 func TestJoin_RoomsCapRace(t *testing.T) {
 	f := MustOpenStore(t)
-	one, other := f.store, f.other
 	for i := range 19 {
 		f.mustJoin(t, fmt.Sprintf("room%02d", i), "mallory", "s")
 	}
@@ -196,43 +195,12 @@ func TestJoin_RoomsCapRace(t *testing.T) {
 		f.mustJoin(t, room, "host", "s")
 	}
 
-	// A barrier: each join's first attempt waits after its reads until the
-	// other has read too, so both decide on a document with one place left.
-	arrive := rendezvous(2)
-	var reads [2]atomic.Int32
-	for i, s := range []*firestoredb.Store{one, other} {
-		s.SetAfterJoinReads(func() {
-			if reads[i].Add(1) == 1 {
-				arrive()
-			}
-		})
+	key := func(room string) presence.JoinRequest {
+		return presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: "mallory", SessionID: "s"}}
 	}
-	errs := make([]error, 2)
-	var done sync.WaitGroup
-	for i, room := range []string{"x", "y"} {
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			_, errs[i] = []*firestoredb.Store{one, other}[i].Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: "mallory", SessionID: "s"}})
-		}()
-	}
-	done.Wait()
-	won := 0
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			won++
-		case presence.ErrorCode(err) != presence.ETooManyRooms:
-			t.Fatalf("join: %v", err)
-		}
-	}
-	if won != 1 {
-		t.Fatalf("%d joins admitted (errors %v), want exactly 1", won, errs)
-	}
-	if reads[0].Load()+reads[1].Load() < 3 {
-		t.Fatalf("attempts %d and %d: the loser decided only once, so the race was not run", reads[0].Load(), reads[1].Load())
+	reads := raceTwoJoins(t, [2]*firestoredb.Store{f.store, f.other}, [2]presence.JoinRequest{key("x"), key("y")}, presence.ETooManyRooms)
+	if reads[0]+reads[1] < 3 {
+		t.Fatalf("attempts %d and %d: the loser decided only once, so the race was not run", reads[0], reads[1])
 	}
 	if rooms := f.userRooms(t, "mallory"); len(rooms) != 20 {
 		t.Fatalf("user document lists %d rooms, want 20", len(rooms))
@@ -263,40 +231,10 @@ func TestJoin_SessionsCapRace(t *testing.T) {
 	f.clock.Advance(10 * time.Second) // "early" has ended; the count still says 10
 	f.mustJoin(t, "tabs", "host", "s")
 
-	arrive := rendezvous(2)
-	var reads [2]atomic.Int32
-	stores := []*firestoredb.Store{f.store, f.other}
-	for i, s := range stores {
-		s.SetAfterJoinReads(func() {
-			if reads[i].Add(1) == 1 {
-				arrive()
-			}
-		})
+	key := func(session string) presence.JoinRequest {
+		return presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "tabs", ParticipantID: "mallory", SessionID: session}}
 	}
-	errs := make([]error, 2)
-	var done sync.WaitGroup
-	for i := range stores {
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			_, errs[i] = stores[i].Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "tabs", ParticipantID: "mallory", SessionID: fmt.Sprintf("new%d", i)}})
-		}()
-	}
-	done.Wait()
-	won := 0
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			won++
-		case presence.ErrorCode(err) != presence.ETooManySessions:
-			t.Fatalf("join: %v", err)
-		}
-	}
-	if won != 1 {
-		t.Fatalf("%d joins admitted (errors %v), want exactly 1", won, errs)
-	}
+	raceTwoJoins(t, [2]*firestoredb.Store{f.store, f.other}, [2]presence.JoinRequest{key("new0"), key("new1")}, presence.ETooManySessions)
 	_, r := f.liveIDs(t, "tabs", "host")
 	for _, p := range r.Participants {
 		if p.ID == "mallory" && p.SessionCount != 10 {
@@ -321,6 +259,49 @@ func TestJoin_UserDocumentKeepsDottedRoomIDs(t *testing.T) {
 	if len(rooms) != 3 {
 		t.Fatalf("user document %v, want 3 rooms", rooms)
 	}
+}
+
+// raceTwoJoins runs reqs[i] through stores[i] at once, with a barrier:
+// each join's first attempt waits after its reads until the other has read
+// too, so both decide on the same stored state. Exactly one must be
+// admitted and the other refused with refused. It returns how many times
+// each join read (an attempt aborted by the other's commit reads again).
+func raceTwoJoins(t *testing.T, stores [2]*firestoredb.Store, reqs [2]presence.JoinRequest, refused string) [2]int32 {
+	t.Helper()
+	arrive := rendezvous(2)
+	var reads [2]atomic.Int32
+	for i, s := range stores {
+		s.SetAfterJoinReads(func() {
+			if reads[i].Add(1) == 1 {
+				arrive()
+			}
+		})
+	}
+	var errs [2]error
+	var done sync.WaitGroup
+	for i := range stores {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, errs[i] = stores[i].Join(ctx, reqs[i])
+		}()
+	}
+	done.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case presence.ErrorCode(err) != refused:
+			t.Fatalf("join: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d joins admitted (errors %v), want exactly 1", won, errs)
+	}
+	return [2]int32{reads[0].Load(), reads[1].Load()}
 }
 
 // rendezvous returns a function that blocks until n callers have called it,
