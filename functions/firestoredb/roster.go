@@ -25,9 +25,9 @@ import (
 //     read either.
 //  4. The revision shards, summed.
 //
-// A participant's read therefore costs 3 + L + (P − 1) reads for L live
-// sessions of P live users: bounded by the roster, and by 1 + E + 10 × E + 1
-// under the sessions cap. Anyone who is not a live participant stops at
+// A participant's read therefore costs 2 + L + P reads for L live sessions
+// of P live users: bounded by the roster, and by 1 + E + 10 × E + 1 under
+// the sessions cap. Anyone who is not a live participant stops at
 // step 1 with presence.NotVisible, whether the room is active, empty or
 // absent: an outsider learns nothing and costs two reads. Only a former
 // participant whose lease ended moments ago, and whose entry awaits the
@@ -99,12 +99,10 @@ func (s *Store) readLiveEntries(tx *txn, roomID string, caller *presence.Partici
 	entries := []presence.Participant{*caller}
 	seen := map[string]bool{caller.ID: true}
 	var refs []*firestore.DocumentRef
-	var ids []string
 	for _, sess := range sessions {
 		if !seen[sess.ParticipantID] {
 			seen[sess.ParticipantID] = true
 			refs = append(refs, s.participant(roomID, sess.ParticipantID))
-			ids = append(ids, sess.ParticipantID)
 		}
 	}
 	if len(refs) == 0 {
@@ -115,7 +113,7 @@ func (s *Store) readLiveEntries(tx *txn, roomID string, caller *presence.Partici
 		return nil, err
 	}
 	for i, snap := range snaps {
-		p, err := decodeParticipant(snap, roomID, ids[i])
+		p, err := decodeParticipant(snap, roomID, refs[i].ID)
 		if err != nil {
 			return nil, err
 		}

@@ -45,16 +45,6 @@ func LiveRoster(now time.Time, room Room, revision int64, entries []Participant,
 	return r
 }
 
-// Includes reports whether uid is among the live participants.
-func (r Roster) Includes(uid string) bool {
-	for _, p := range r.Participants {
-		if p.ID == uid {
-			return true
-		}
-	}
-	return false
-}
-
 // notVisibleMessage is the one message of NotVisible, whatever the reason.
 const notVisibleMessage = "no such room, or you are not in it"
 
@@ -64,12 +54,12 @@ const notVisibleMessage = "no such room, or you are not in it"
 // anyone signed in probe which rooms exist and when someone is in them.
 func NotVisible() error { return &Error{Code: ENotFound, Message: notVisibleMessage} }
 
-// CheckReader decides whether a caller may read a room's roster, from what
-// a read of the caller's own records found: the room (nil if absent), the
-// caller's roster entry (nil if absent) and the caller's sessions that were
-// live at now. Only a live participant of an existing room may; everyone
-// else gets NotVisible, decided before the roster is listed, so that an
-// outsider's read costs what these few records cost, not the roster.
+// CheckReader decides whether a caller may read a room's roster: the room
+// (nil if absent), the caller's roster entry (nil if absent) and sessions
+// read at now, among which the caller must hold a live one. Only a live
+// participant of an existing room may; everyone else gets NotVisible,
+// decided before any other roster entry is read, so that an outsider's read
+// costs what these records cost, not the roster.
 func CheckReader(now time.Time, room *Room, entry *Participant, sessions []Session) error {
 	if room == nil || entry == nil {
 		return NotVisible()
