@@ -118,3 +118,56 @@ func TestRoster_ParticipantPaysForWhatIsLive(t *testing.T) {
 		t.Fatalf("cost %+v, want %d reads and no write", cost, want)
 	}
 }
+
+// Reads on one instance while another instance's joins commit: every read
+// lists exactly as many users as its revision counts, because the room, the
+// live sessions, the entries fetched by id and the revision shards are read
+// in one snapshot. (Only joins happen here, each adding one user and one to
+// the revision.)
+func TestRoster_ReadsOneSnapshotWhileAnotherInstanceJoins(t *testing.T) {
+	f := MustOpenStore(t)
+	f.mustJoin(t, "busy", "host", "tab")
+
+	const joiners = 20
+	stop := make(chan struct{})
+	type seen struct {
+		listed   int
+		revision int64
+	}
+	reads := make(chan []seen, 1)
+	go func() {
+		var got []seen
+		for {
+			r, err := f.store.Roster(f.ctx, presence.RosterRequest{RoomID: "busy", CallerID: "host"})
+			if err != nil {
+				t.Errorf("read: %v", err)
+			} else {
+				got = append(got, seen{len(r.Participants), r.Revision})
+			}
+			select {
+			case <-stop:
+				reads <- got
+				return
+			default:
+			}
+		}
+	}()
+	each(t, joiners, func(i int) error {
+		_, err := f.other.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{
+			RoomID: "busy", ParticipantID: fmt.Sprintf("u%02d", i), SessionID: "tab"}})
+		return err
+	})
+	close(stop)
+	got := <-reads
+	if len(got) == 0 {
+		t.Fatal("no read completed")
+	}
+	for _, s := range got {
+		if int64(s.listed) != s.revision {
+			t.Fatalf("a read listed %d users at revision %d: not one snapshot (all reads: %v)", s.listed, s.revision, got)
+		}
+	}
+	if ids, r := f.liveIDs(t, "busy", "host"); len(ids) != joiners+1 || r.Revision != joiners+1 {
+		t.Fatalf("after the joins: %d listed at revision %d, want %d at %d", len(ids), r.Revision, joiners+1, joiners+1)
+	}
+}
