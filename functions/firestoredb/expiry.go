@@ -56,7 +56,7 @@ func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (
 	var plan presence.DeparturePlan
 	k := presence.SessionKey{RoomID: c.RoomID, ParticipantID: c.ParticipantID, SessionID: c.SessionID}
 	err := s.transact(ctx, "expiring a session", func(tx *txn, now time.Time) error {
-		st, err := s.readDeparture(ctx, tx, k)
+		st, err := s.readDeparture(ctx, tx, now, k)
 		if err != nil {
 			return err
 		}

@@ -4,11 +4,11 @@ import "context"
 
 // SetAfterTeardownCheck installs a hook that runs inside the teardown
 // transaction after the occupancy check and before the commit.
-func (s *Store) SetAfterTeardownCheck(f func()) { s.hooks.afterTeardownCheck = f }
+func (s *Store) SetAfterTeardownCheck(f func()) { s.setHook(hookAfterTeardownCheck, f) }
 
 // SetBeforeJoinReads installs a hook that runs inside each join attempt
 // before its reads.
-func (s *Store) SetBeforeJoinReads(f func()) { s.hooks.beforeJoinReads = f }
+func (s *Store) SetBeforeJoinReads(f func()) { s.setHook(hookBeforeJoinReads, f) }
 
 // ReadPolicyForTest has the store read (and cache) the room's policy as a
 // heartbeat would, so that a test can measure a heartbeat's own cost with
@@ -20,4 +20,16 @@ func (s *Store) ReadPolicyForTest(ctx context.Context, roomID string) error {
 
 // SetAfterJoinReads installs a hook that runs inside each join attempt after
 // its reads, before it decides and stages any write.
-func (s *Store) SetAfterJoinReads(f func()) { s.hooks.afterJoinReads = f }
+func (s *Store) SetAfterJoinReads(f func()) { s.setHook(hookAfterJoinReads, f) }
+
+// SetAfterSiblingListing installs a hook that runs in each join or
+// departure attempt after the user's other sessions were listed outside the
+// transaction, before those judged ended are read again inside it.
+func (s *Store) SetAfterSiblingListing(f func()) { s.setHook(hookAfterSiblingListing, f) }
+
+func (s *Store) setHook(at hookPoint, f func()) {
+	if s.hooks == nil {
+		s.hooks = map[hookPoint]func(){}
+	}
+	s.hooks[at] = f
+}

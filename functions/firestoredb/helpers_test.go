@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/firestore"
 
@@ -20,7 +21,9 @@ type fixture struct {
 	other  *firestoredb.Store
 	clock  *testclock.Clock
 	client *firestore.Client
-	ctx    context.Context
+	// project is the emulator project of this fixture, for more instances.
+	project string
+	ctx     context.Context
 }
 
 // MustOpenStore returns a Store on a fresh emulator project with the default
@@ -38,8 +41,9 @@ func MustOpenStore(tb testing.TB) *fixture {
 		store:  firestoredb.New(client, presence.DefaultSettings(), clock.Now),
 		other:  firestoredb.New(otherClient, presence.DefaultSettings(), clock.Now),
 		clock:  clock,
-		client: client,
-		ctx:    context.Background(),
+		client:  client,
+		project: project,
+		ctx:     context.Background(),
 	}
 }
 
@@ -90,3 +94,20 @@ func wantCode(tb testing.TB, err error, code string) {
 		tb.Fatalf("got error %v (code %s), want code %s", err, got, code)
 	}
 }
+
+// instance returns a store on a Firestore client of its own, with a clock of
+// its own: another function instance, whose idea of now may differ from the
+// fixture's by a few milliseconds, as real instances' clocks and request
+// times do.
+func (f *fixture) instance(tb testing.TB, now func() time.Time) *firestoredb.Store {
+	tb.Helper()
+	client, err := firestore.NewClient(context.Background(), f.project)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { client.Close() })
+	return firestoredb.New(client, presence.DefaultSettings(), now)
+}
+
+// fixedClock returns a clock that always reads t.
+func fixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }

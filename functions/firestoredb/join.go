@@ -81,9 +81,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 	var plan presence.JoinPlan
 	var roomVersion time.Time
 	err := s.transact(ctx, "join", func(tx *txn, now time.Time) error {
-		if s.hooks.beforeJoinReads != nil {
-			s.hooks.beforeJoinReads()
-		}
+		s.pause(hookBeforeJoinReads)
 		// Everything the decision depends on. The reads lock these documents
 		// until commit, so a concurrent leave, heartbeat or teardown of the
 		// same session or room either commits before our reads or waits.
@@ -91,7 +89,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 		if err != nil {
 			return err
 		}
-		st, err := s.readJoinState(ctx, req, snaps)
+		st, err := s.readJoinState(ctx, tx, now, req, snaps)
 		if err != nil {
 			return err
 		}
@@ -117,9 +115,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 				}
 			}
 		}
-		if s.hooks.afterJoinReads != nil {
-			s.hooks.afterJoinReads()
-		}
+		s.pause(hookAfterJoinReads)
 		if plan, err = s.settings.PlanJoin(now, st, req); err != nil {
 			return err
 		}
@@ -137,6 +133,9 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 				return err
 			}
 		}
+		if err := s.deleteSessions(tx, req.SessionKey, plan.ExpiredSiblings); err != nil {
+			return err
+		}
 		if plan.UserRooms != nil {
 			if err := tx.set(s.userRooms(req.ParticipantID), userRoomsToRecord(*plan.UserRooms)); err != nil {
 				return err
@@ -147,7 +146,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 	return plan, roomVersion, err
 }
 
-func (s *Store) readJoinState(ctx context.Context, req presence.JoinRequest, snaps []*firestore.DocumentSnapshot) (presence.JoinState, error) {
+func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req presence.JoinRequest, snaps []*firestore.DocumentSnapshot) (presence.JoinState, error) {
 	var st presence.JoinState
 	var err error
 	if st.Room, err = decodeRoom(snaps[0], req.RoomID); err != nil {
@@ -169,7 +168,7 @@ func (s *Store) readJoinState(ctx context.Context, req presence.JoinRequest, sna
 		}
 		return st, err
 	}
-	st.Sessions, _, err = s.userSessions(ctx, req.SessionKey, snaps[3])
+	st.Sessions, _, err = s.userSessions(ctx, tx, now, req.SessionKey, snaps[3])
 	return st, err
 }
 
@@ -207,24 +206,32 @@ func (s *Store) readUserRooms(tx *txn, req presence.JoinRequest, st *presence.Jo
 // userSessions returns all of one user's session documents in a room: a
 // handful (one per tab or device), the truth the roster entry's session
 // count is recounted from. The session k names was read in the transaction
-// (own); the others are listed outside it.
+// (own); the others are listed outside it, and those whose lease has ended
+// at now are read again inside it.
 //
 // Why not list them in the transaction: the emulator locks a whole range
 // for a transactional query, so every join of a crowd would wait for every
-// other. Nothing is lost by listing outside: a change of another session
-// that alters the count also writes the roster entry, which this
-// transaction has read, so the two serialise and the later one lists again;
-// a change that leaves the count alone cannot make it wrong.
-func (s *Store) userSessions(ctx context.Context, k presence.SessionKey, own *firestore.DocumentSnapshot) ([]presence.Session, *presence.Session, error) {
+// other. What the listing may miss:
+//   - a session added, removed or superseded so that the count changes: that
+//     change also writes the roster entry, which this transaction has read,
+//     so the two serialise and the later one lists again;
+//   - a renewal, which writes only its session: harmless for a session the
+//     listing found live (it stays live), but a session judged ended must
+//     be read here, in the transaction. The caller's plan then deletes it
+//     (presence.ExpiredSiblings), so that a renewal either commits before
+//     this read and is counted, or comes after and finds it gone.
+func (s *Store) userSessions(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey, own *firestore.DocumentSnapshot) ([]presence.Session, *presence.Session, error) {
 	snaps, err := s.queryAll(ctx, s.participant(k.RoomID, k.ParticipantID).Collection(SessionsCollection).Query)
 	if err != nil {
 		return nil, nil, err
 	}
+	s.pause(hookAfterSiblingListing)
 	ownSession, err := decodeSession(own)
 	if err != nil {
 		return nil, nil, err
 	}
 	out := make([]presence.Session, 0, len(snaps)+1)
+	var ended []*firestore.DocumentRef
 	for _, snap := range snaps {
 		if snap.Ref.ID == k.SessionID {
 			continue // the transaction's read is the one that counts
@@ -233,13 +240,43 @@ func (s *Store) userSessions(ctx context.Context, k presence.SessionKey, own *fi
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, *sess)
+		if sess.Live(now) {
+			out = append(out, *sess)
+		} else {
+			ended = append(ended, snap.Ref)
+		}
+	}
+	if len(ended) > 0 {
+		again, err := tx.getAll(ended...)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, snap := range again {
+			sess, err := decodeSession(snap)
+			if err != nil {
+				return nil, nil, err
+			}
+			if sess != nil {
+				out = append(out, *sess)
+			}
+		}
 	}
 	if ownSession != nil {
 		out = append(out, *ownSession)
 		ownSession = &out[len(out)-1]
 	}
 	return out, ownSession, nil
+}
+
+// deleteSessions stages the deletion of the user's sessions named by ids.
+func (s *Store) deleteSessions(tx *txn, k presence.SessionKey, ids []string) error {
+	for _, id := range ids {
+		sibling := presence.SessionKey{RoomID: k.RoomID, ParticipantID: k.ParticipantID, SessionID: id}
+		if err := tx.delete(s.session(sibling)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stepRoom makes plan's lifecycle step as one conditional write: create the

@@ -24,7 +24,7 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 	}
 	var plan presence.DeparturePlan
 	err := s.transact(ctx, "leave", func(tx *txn, now time.Time) error {
-		st, err := s.readDeparture(ctx, tx, ref.SessionKey)
+		st, err := s.readDeparture(ctx, tx, now, ref.SessionKey)
 		if err != nil {
 			return err
 		}
@@ -51,10 +51,10 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 	return res, nil
 }
 
-// readDeparture reads what removing one session depends on: in tx, the
-// user's roster entry and the session; the user's other sessions beside it
-// (see userSessions).
-func (s *Store) readDeparture(ctx context.Context, tx *txn, k presence.SessionKey) (presence.DepartureState, error) {
+// readDeparture reads what removing one session at now depends on: in tx,
+// the user's roster entry and the session; the user's other sessions beside
+// it, those judged ended again in tx (see userSessions).
+func (s *Store) readDeparture(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey) (presence.DepartureState, error) {
 	var st presence.DepartureState
 	snaps, err := tx.getAll(s.participant(k.RoomID, k.ParticipantID), s.session(k))
 	if err != nil {
@@ -63,7 +63,7 @@ func (s *Store) readDeparture(ctx context.Context, tx *txn, k presence.SessionKe
 	if st.Participant, err = decodeParticipant(snaps[0], k.RoomID, k.ParticipantID); err != nil {
 		return st, err
 	}
-	st.Sessions, st.Session, err = s.userSessions(ctx, k, snaps[1])
+	st.Sessions, st.Session, err = s.userSessions(ctx, tx, now, k, snaps[1])
 	return st, err
 }
 
@@ -74,6 +74,9 @@ func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, pl
 		return nil
 	}
 	if err := tx.delete(s.session(k)); err != nil {
+		return err
+	}
+	if err := s.deleteSessions(tx, k, plan.ExpiredSiblings); err != nil {
 		return err
 	}
 	var entryRemoved *time.Time

@@ -27,8 +27,9 @@ type Store struct {
 	// policies remembers room policies for heartbeats, typing and
 	// receipts (see admit).
 	policies *memo.Cache[cachedPolicy]
-	// hooks are seams for race tests only (set through export_test.go).
-	hooks testHooks
+	// hooks are seams for race tests only (set through export_test.go,
+	// before the store is used).
+	hooks map[hookPoint]func()
 }
 
 var (
@@ -36,18 +37,31 @@ var (
 	_ presence.SweepStore = (*Store)(nil)
 )
 
-// testHooks pause a transaction at a named point, so that a race test forces
-// the interleaving it names instead of hoping a sleep lines it up. Each runs
-// inside the transaction's attempt; nil hooks cost nothing.
-type testHooks struct {
-	// beforeJoinReads runs in a join's attempt before it reads anything.
-	beforeJoinReads func()
-	// afterJoinReads runs in a join's attempt after its reads, before it
+// hookPoint names a place in a transaction or a multi-step protocol where a
+// race test pauses, so that it forces the interleaving it names instead of
+// hoping a sleep lines it up. Hooks run inside the attempt or step; with
+// none installed, pause costs a map lookup.
+type hookPoint string
+
+const (
+	// hookBeforeJoinReads: in a join's attempt, before it reads anything.
+	hookBeforeJoinReads hookPoint = "before-join-reads"
+	// hookAfterJoinReads: in a join's attempt, after its reads, before it
 	// decides and stages any write.
-	afterJoinReads func()
-	// afterTeardownCheck runs in the teardown's attempt between the
+	hookAfterJoinReads hookPoint = "after-join-reads"
+	// hookAfterSiblingListing: in a join's or departure's attempt, after
+	// the user's sessions were listed outside the transaction and before
+	// those judged ended are read again inside it.
+	hookAfterSiblingListing hookPoint = "after-sibling-listing"
+	// hookAfterTeardownCheck: in the teardown's attempt, between the
 	// occupancy check and the commit.
-	afterTeardownCheck func()
+	hookAfterTeardownCheck hookPoint = "after-teardown-check"
+)
+
+func (s *Store) pause(at hookPoint) {
+	if f := s.hooks[at]; f != nil {
+		f()
+	}
 }
 
 // New returns a Store on client. now is the clock; production passes

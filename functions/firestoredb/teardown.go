@@ -92,9 +92,7 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 		}
 		res.LiveLeases = len(live)
 		res.Verdict = presence.JudgeTeardown(now, room, c, len(live))
-		if s.hooks.afterTeardownCheck != nil {
-			s.hooks.afterTeardownCheck()
-		}
+		s.pause(hookAfterTeardownCheck)
 		switch {
 		case res.Verdict == presence.LeasesLive:
 			return tx.set(roomRef, roomToRecord(s.settings.Reactivate(now, *room)))

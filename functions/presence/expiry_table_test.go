@@ -2,6 +2,7 @@ package presence_test
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -79,7 +80,7 @@ func TestPlanExpiry(t *testing.T) {
 				t.Fatalf("outcome %s, want %s", outcomeName(got), outcomeName(tc.want))
 			}
 			if got != presence.Done {
-				if plan != (presence.DeparturePlan{}) {
+				if !reflect.DeepEqual(plan, presence.DeparturePlan{}) {
 					t.Fatalf("a no-op planned writes: %+v", plan)
 				}
 				return

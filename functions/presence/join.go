@@ -66,6 +66,10 @@ type JoinPlan struct {
 	// UserRooms, when not nil, is the user's per-user document to write: the
 	// join adds a roster entry, and this lists its room.
 	UserRooms *UserRooms
+	// ExpiredSiblings are the user's other sessions whose leases had ended
+	// at now: the recount leaves them out, so the join deletes them (see
+	// ExpiredSiblings).
+	ExpiredSiblings []string
 }
 
 // PlanJoin decides a join at now. Returns EForbidden if the room's policy
@@ -138,6 +142,7 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 
 	// 4. The session count, recounted: the user's other live sessions and
 	// this one. A reconnect of a known live session leaves it as it was.
+	p.ExpiredSiblings = ExpiredSiblings(now, st.Sessions, req.SessionID)
 	if count := liveOthers(now, st.Sessions, req.SessionID) + 1; count != p.Participant.SessionCount {
 		p.Participant.SessionCount = count
 		p.WriteParticipant = true

@@ -30,6 +30,13 @@ type DeparturePlan struct {
 	Removed bool
 	// The session document is deleted whenever Removed is set.
 	DeleteParticipant bool
+	// ExpiredSiblings are the user's other sessions whose leases had
+	// ended at the departure's now: they are deleted with it. The recount
+	// leaves them out, and a session left out of the count must not stay
+	// renewable, or a heartbeat with an earlier clock could renew it after
+	// this commit and hold a live lease that no roster entry shows (see
+	// ExpiredSiblings).
+	ExpiredSiblings []string
 	WriteParticipant  bool // a visible change: it counts once in the revision
 	Participant       Participant
 	// DepartedAt is when the participant actually left: the request's time
@@ -66,6 +73,7 @@ func (s Settings) planDeparture(now, departedAt time.Time, st DepartureState) De
 	// Recounted, not decremented: a count that drifted (sessions removed
 	// by TTL while the sweeper was down) heals at the next departure.
 	remaining := liveOthers(now, st.Sessions, st.Session.ID)
+	p.ExpiredSiblings = ExpiredSiblings(now, st.Sessions, st.Session.ID)
 	switch {
 	case remaining == 0:
 		p.DeleteParticipant = true
@@ -75,4 +83,26 @@ func (s Settings) planDeparture(now, departedAt time.Time, st DepartureState) De
 		p.WriteParticipant = true
 	}
 	return p
+}
+
+// ExpiredSiblings returns the ids of the sessions in sessions, other than
+// sessionID, whose lease has ended at now.
+//
+// Whether a lease holds is a judgement at one instant, and instances' clocks
+// and request times differ: a heartbeat may judge at its own now that a
+// lease still holds, and renew it, after a departure judged at a later now
+// that it had ended. A decision that leaves a session out of the roster's
+// count therefore deletes that session in the same transaction. A renewal
+// that commits first is then read by the departure (and counted), and one
+// that comes after finds the session gone and answers stale_generation, so
+// the user joins again: the heartbeat either wins atomically or gets 409,
+// as with the sweeper's expiry.
+func ExpiredSiblings(now time.Time, sessions []Session, sessionID string) []string {
+	var out []string
+	for _, sess := range sessions {
+		if sess.ID != sessionID && !sess.Live(now) {
+			out = append(out, sess.ID)
+		}
+	}
+	return out
 }
