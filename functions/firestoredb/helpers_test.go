@@ -38,9 +38,9 @@ func MustOpenStore(tb testing.TB) *fixture {
 	tb.Cleanup(func() { otherClient.Close() })
 	clock := testclock.New(testclock.Start)
 	return &fixture{
-		store:  firestoredb.New(client, presence.DefaultSettings(), clock.Now),
-		other:  firestoredb.New(otherClient, presence.DefaultSettings(), clock.Now),
-		clock:  clock,
+		store:   firestoredb.New(client, presence.DefaultSettings(), clock.Now),
+		other:   firestoredb.New(otherClient, presence.DefaultSettings(), clock.Now),
+		clock:   clock,
 		client:  client,
 		project: project,
 		ctx:     context.Background(),

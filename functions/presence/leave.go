@@ -36,9 +36,9 @@ type DeparturePlan struct {
 	// renewable, or a heartbeat with an earlier clock could renew it after
 	// this commit and hold a live lease that no roster entry shows (see
 	// ExpiredSiblings).
-	ExpiredSiblings []string
-	WriteParticipant  bool // a visible change: it counts once in the revision
-	Participant       Participant
+	ExpiredSiblings  []string
+	WriteParticipant bool // a visible change: it counts once in the revision
+	Participant      Participant
 	// DepartedAt is when the participant actually left: the request's time
 	// for a leave, the lease's end for an expiry. The empty-room grace
 	// counts from it, so that a sweep that comes late does not also delay
