@@ -33,51 +33,91 @@ const maxEmptinessRounds = 5
 //     the grace to their own departure if that came later.
 //  3. A join may have added an entry between the count and the write (it
 //     reads the room but does not write it, so the condition cannot see
-//     it). Count again: if someone is there, revive the room as a join in
-//     the grace would. If this request dies before that, the room is
-//     suspected_empty with a live lease, which the teardown's check finds
-//     and repairs; it never deletes such a room.
+//     it). Read the room again, then count: if the room is still
+//     suspected_empty and someone is there, revive it, computed from the
+//     room just read and written on the condition that it is still that
+//     version. Whatever moved the room meanwhile (the join reviving it, a
+//     later departure moving the grace) makes the write fail, and step 3
+//     looks again; the revive never overwrites what it did not read.
+//
+// If this request dies before step 3, the room is suspected_empty with a
+// live lease, which the teardown's check finds and repairs; it never
+// deletes such a room. A departure whose entry went after step 3's count
+// marked its revision shard (FieldMayBeEmptyAt), so a room this revives
+// while it empties again is re-checked by the sweeper's repair.
 //
 // No transaction holds a lock here, so a crowd's last departures do not
 // wait for each other.
 func (s *Store) settleEmptiness(ctx context.Context, roomID string, departedAt time.Time) (*presence.Room, presence.Emptiness, error) {
+	var written *presence.Room // set once step 2 has written the room
+	var decided presence.Emptiness
 	for range maxEmptinessRounds {
-		// The count first: in a crowd leaving, all but the last few
-		// departures stop here, at one read.
-		entries, err := s.countEntries(ctx, roomID, nil)
-		if err != nil || entries > 0 {
-			return nil, presence.StillOccupied, storeError("checking for an empty room", err)
+		if written == nil {
+			room, next, d, err := s.emptyRoom(ctx, roomID, departedAt)
+			switch {
+			case err != nil || d == presence.StillOccupied || d == presence.AlreadyEmpty:
+				return room, d, err
+			case next == nil:
+				continue // the room moved on meanwhile: look again
+			}
+			written, decided = next, d
 		}
+		// Step 3: the room first, then the count, so that an entry that
+		// goes after the count also finds the room as read (and moves it,
+		// failing the revive's condition) or leaves a repair mark.
 		room, version, err := s.readRoom(ctx, roomID)
-		if err != nil || room == nil {
+		if err != nil {
 			return nil, presence.StillOccupied, err
 		}
-		next, decided := s.settings.PlanEmptiness(s.now(), room, entries, departedAt)
-		if decided == presence.StillOccupied || decided == presence.AlreadyEmpty {
-			return room, decided, nil
+		if room == nil || room.State != presence.StateSuspectedEmpty {
+			return room, presence.StillOccupied, nil // a join revived it, or it is gone
 		}
-		switch err := s.writeRoomAt(ctx, next, version); status.Code(err) {
+		entries, err := s.countEntries(ctx, roomID, nil)
+		if err != nil || entries == 0 {
+			return room, decided, storeError("checking for an empty room", err)
+		}
+		s.pause(hookBeforeEmptinessRevive)
+		revived := s.settings.Reactivate(s.now(), *room)
+		switch err := s.writeRoomAt(ctx, revived, version); status.Code(err) {
 		case codes.OK:
+			return &revived, presence.StillOccupied, nil
 		case codes.FailedPrecondition, codes.NotFound:
-			continue // the room moved on meanwhile: look again
+			continue // moved since the read: read it again
 		default:
-			return nil, presence.StillOccupied, storeError("emptying a room", err)
+			return nil, presence.StillOccupied, storeError("reviving a room", err)
 		}
-		if entries, err = s.countEntries(ctx, roomID, nil); err != nil || entries == 0 {
-			return &next, decided, storeError("checking for an empty room", err)
-		}
-		// Step 3: a join slipped in. Undo as a join in the grace would.
-		revived := s.settings.Reactivate(s.now(), next)
-		_, version, err = s.readRoom(ctx, roomID)
-		if err == nil {
-			err = s.writeRoomAt(ctx, revived, version)
-		}
-		if status.Code(err) == codes.FailedPrecondition {
-			continue // the join revived it itself, or another check moved it
-		}
-		return &revived, presence.StillOccupied, storeError("reviving a room", err)
 	}
 	return nil, presence.StillOccupied, presence.Errorf(presence.EUnavailable, "the room kept changing while checking it for emptiness")
+}
+
+// emptyRoom is steps 1 and 2 of settleEmptiness. It returns the room as it
+// stands and what was decided, with next set to the room as written when
+// this call made the transition or moved the grace; next is nil with
+// BecameEmpty or LaterDeparture when the conditional write lost.
+func (s *Store) emptyRoom(ctx context.Context, roomID string, departedAt time.Time) (room, next *presence.Room, decided presence.Emptiness, err error) {
+	// The count first: in a crowd leaving, all but the last few departures
+	// stop here, at one read.
+	entries, err := s.countEntries(ctx, roomID, nil)
+	if err != nil || entries > 0 {
+		return nil, nil, presence.StillOccupied, storeError("checking for an empty room", err)
+	}
+	room, version, err := s.readRoom(ctx, roomID)
+	if err != nil || room == nil {
+		return nil, nil, presence.StillOccupied, err
+	}
+	planned, decided := s.settings.PlanEmptiness(s.now(), room, entries, departedAt)
+	if decided == presence.StillOccupied || decided == presence.AlreadyEmpty {
+		return room, nil, decided, nil
+	}
+	s.pause(hookBeforeEmptinessWrite)
+	switch err := s.writeRoomAt(ctx, planned, version); status.Code(err) {
+	case codes.OK:
+		return &planned, &planned, decided, nil
+	case codes.FailedPrecondition, codes.NotFound:
+		return nil, nil, decided, nil
+	default:
+		return nil, nil, presence.StillOccupied, storeError("emptying a room", err)
+	}
 }
 
 // readRoom reads the room document outside any transaction, with its

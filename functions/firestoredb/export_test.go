@@ -33,3 +33,13 @@ func (s *Store) setHook(at hookPoint, f func()) {
 	}
 	s.hooks[at] = f
 }
+
+// SetBeforeEmptinessWrite installs a hook that runs in a departure's
+// emptiness check after it found the roster empty and read the room, before
+// it writes the room.
+func (s *Store) SetBeforeEmptinessWrite(f func()) { s.setHook(hookBeforeEmptinessWrite, f) }
+
+// SetBeforeEmptinessRevive installs a hook that runs in a departure's
+// emptiness check after the recount that follows its own write found
+// someone on the roster, before it revives the room.
+func (s *Store) SetBeforeEmptinessRevive(f func()) { s.setHook(hookBeforeEmptinessRevive, f) }

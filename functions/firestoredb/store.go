@@ -53,6 +53,12 @@ const (
 	// the user's sessions were listed outside the transaction and before
 	// those judged ended are read again inside it.
 	hookAfterSiblingListing hookPoint = "after-sibling-listing"
+	// hookBeforeEmptinessWrite: in settleEmptiness, after the roster was
+	// found empty and the room read, before the room is written.
+	hookBeforeEmptinessWrite hookPoint = "before-emptiness-write"
+	// hookBeforeEmptinessRevive: in settleEmptiness, after the recount that
+	// follows its own write found the roster occupied, before the revive.
+	hookBeforeEmptinessRevive hookPoint = "before-emptiness-revive"
 	// hookAfterTeardownCheck: in the teardown's attempt, between the
 	// occupancy check and the commit.
 	hookAfterTeardownCheck hookPoint = "after-teardown-check"

@@ -1,0 +1,66 @@
+package firestoredb_test
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// The revive after a recount (docs/races.md, "A revive that overwrites a
+// later grace"). Alice's leave empties the roster and writes the room
+// suspected_empty; its recount then finds Carol, who joined just before
+// that write. Before Alice's check revives the room, Carol leaves too, and
+// her own check moves the grace to her departure. Alice's revive must not
+// overwrite that: the room is empty and stays suspected_empty, with the
+// grace counted from Carol's departure and its generation unchanged.
+func TestEmptiness_ReviveDoesNotOverwriteALaterGrace(t *testing.T) {
+	f := MustOpenStore(t)
+	alice := f.mustJoin(t, "rv", "alice", "tab")
+	carolKey := presence.SessionKey{RoomID: "rv", ParticipantID: "carol", SessionID: "tab"}
+	var carolLeftAt time.Time
+	var joined, left atomic.Bool
+	f.store.SetBeforeEmptinessWrite(func() {
+		if joined.CompareAndSwap(false, true) {
+			if _, err := f.other.Join(f.ctx, presence.JoinRequest{SessionKey: carolKey}); err != nil {
+				t.Errorf("carol's join: %v", err)
+			}
+		}
+	})
+	f.store.SetBeforeEmptinessRevive(func() {
+		if !left.CompareAndSwap(false, true) {
+			return
+		}
+		f.clock.Advance(time.Second)
+		carolLeftAt = f.clock.Now()
+		// Carol's generation is the one her join issued; read it back.
+		snap, err := f.client.Doc("rooms/rv/participants/carol/sessions/tab").Get(f.ctx)
+		if err != nil {
+			t.Errorf("carol's session: %v", err)
+			return
+		}
+		gen, _ := snap.Data()["generation"].(int64)
+		if res, err := f.other.Leave(f.ctx, presence.SessionRef{SessionKey: carolKey, Generation: gen}); err != nil || !res.Removed {
+			t.Errorf("carol's leave: %v %v", res.Removed, err)
+		}
+	})
+
+	if _, err := f.store.Leave(f.ctx, ref("rv", "alice", "tab", alice.Session.Generation)); err != nil {
+		t.Fatal(err)
+	}
+	if !joined.Load() || !left.Load() {
+		t.Fatalf("the interleaving was not forced (carol joined %v, left %v)", joined.Load(), left.Load())
+	}
+	room := f.readRoom(t, "rv")
+	if room["state"] != string(presence.StateSuspectedEmpty) {
+		t.Fatalf("room %v: an empty room was revived", room)
+	}
+	if room["generation"] != int64(1) {
+		t.Fatalf("generation %v, want 1", room["generation"])
+	}
+	want := carolLeftAt.Add(presence.DefaultSettings().EmptyRoomGrace)
+	if got, _ := room["cleanupAfter"].(time.Time); !got.Equal(want) {
+		t.Fatalf("cleanupAfter %v, want %v (from Carol's later departure)", got, want)
+	}
+}
