@@ -135,11 +135,18 @@ func (s *Store) readRoom(ctx context.Context, roomID string) (*presence.Room, ti
 }
 
 // writeRoomAt replaces the room document with room if it is still at
-// version: a single write that holds no lock before it commits.
+// version, refreshing the revision shards' expireAt with it when due (see
+// presence.Settings.ShardsExpiry). It reads nothing, so it holds no lock
+// before it commits; the room's condition decides for the whole commit.
 func (s *Store) writeRoomAt(ctx context.Context, room presence.Room, version time.Time) error {
-	_, err := s.room(room.ID).Update(ctx, roomUpdates(room), firestore.LastUpdateTime(version))
-	if err == nil {
-		s.ops.write(1)
-	}
-	return err
+	room, refresh := s.settings.ShardsExpiry(room)
+	return s.transact(ctx, "writing a room", func(tx *txn, now time.Time) error {
+		if err := tx.update(s.room(room.ID), roomUpdates(room), firestore.LastUpdateTime(version)); err != nil {
+			return err
+		}
+		if refresh {
+			return s.refreshShards(tx, room.ID, room.RevisionExpireAt)
+		}
+		return nil
+	})
 }

@@ -2,7 +2,6 @@ package firestoredb
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -110,21 +109,19 @@ func (s *Store) refreshExpiry(tx *txn, now time.Time, ref presence.SessionRef, s
 		}
 		current, _ := snap.Data()[FieldExpireAt].(time.Time)
 		next, write := s.settings.Refreshed(now, current)
-		if write {
-			if err := tx.update(refs[i], []firestore.Update{{Path: FieldExpireAt, Value: next}}); err != nil {
-				return nil, err
-			}
-		}
 		if write && i == 0 {
 			// The revision shards live as long as the room: a room whose
 			// roster has not changed for a month must not lose its revision
 			// to TTL. Blind merges, once a day per room.
-			for k := range s.settings.RevisionShards {
-				shard := s.revisionShards(ref.RoomID).Doc(strconv.Itoa(k))
-				if err := tx.set(shard, map[string]any{FieldRoomID: ref.RoomID, FieldExpireAt: next}, firestore.MergeAll); err != nil {
-					return nil, err
-				}
+			err = tx.update(refs[i], []firestore.Update{{Path: FieldExpireAt, Value: next}, {Path: FieldRevisionExpireAt, Value: next}})
+			if err == nil {
+				err = s.refreshShards(tx, ref.RoomID, next)
 			}
+		} else if write {
+			err = tx.update(refs[i], []firestore.Update{{Path: FieldExpireAt, Value: next}})
+		}
+		if err != nil {
+			return nil, err
 		}
 		*copies[i] = next
 	}

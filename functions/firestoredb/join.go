@@ -289,15 +289,23 @@ func (s *Store) deleteSessions(tx *txn, k presence.SessionKey, ids []string) err
 // active and empty.
 func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersion time.Time) error {
 	roomRef := s.room(plan.Room.ID)
+	room, refresh := s.settings.ShardsExpiry(plan.Room)
 	err := s.transact(ctx, "join: room lifecycle", func(tx *txn, now time.Time) error {
 		switch plan.RoomStep {
 		case presence.CreateRoom:
-			if err := tx.create(roomRef, roomToRecord(plan.Room)); err != nil {
+			// The shards of an earlier lifetime went with its teardown
+			// (see TearDown), so this lifetime's revision starts at 0.
+			if err := tx.create(roomRef, roomToRecord(room)); err != nil {
 				return err
 			}
 		case presence.ReviveRoom:
-			if err := tx.update(roomRef, roomUpdates(plan.Room), firestore.LastUpdateTime(roomVersion)); err != nil {
+			if err := tx.update(roomRef, roomUpdates(room), firestore.LastUpdateTime(roomVersion)); err != nil {
 				return err
+			}
+			if refresh {
+				if err := s.refreshShards(tx, room.ID, room.RevisionExpireAt); err != nil {
+					return err
+				}
 			}
 		}
 		return tx.set(s.revisionShards(plan.Room.ID).Doc("0"), map[string]any{

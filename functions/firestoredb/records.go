@@ -40,12 +40,16 @@ type roomRecord struct {
 	CreatedAt        time.Time `firestore:"createdAt"`
 	UpdatedAt        time.Time `firestore:"updatedAt"`
 	ExpireAt         time.Time `firestore:"expireAt"`
+	// RevisionExpireAt: see presence.Room. Absent in rooms written before
+	// it existed, which reads as the zero time: their next lifecycle write
+	// refreshes the shards.
+	RevisionExpireAt time.Time `firestore:"revisionExpireAt"`
 }
 
 func roomToRecord(r presence.Room) roomRecord {
 	rec := roomRecord{
 		RoomID: r.ID, State: string(r.State), Generation: r.Generation, TeardownReported: r.TeardownReported,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpireAt: r.ExpireAt,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpireAt: r.ExpireAt, RevisionExpireAt: r.RevisionExpireAt,
 	}
 	rec.EmptySince = optionalTime(r.EmptySince)
 	rec.CleanupAfter = optionalTime(r.CleanupAfter)
@@ -55,7 +59,7 @@ func roomToRecord(r presence.Room) roomRecord {
 func (rec roomRecord) room(id string) presence.Room {
 	r := presence.Room{
 		ID: id, State: presence.RoomState(rec.State), Generation: rec.Generation, TeardownReported: rec.TeardownReported,
-		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt,
+		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt, RevisionExpireAt: rec.RevisionExpireAt,
 	}
 	if rec.CleanupAfter != nil {
 		r.CleanupAfter = *rec.CleanupAfter
@@ -87,6 +91,7 @@ func roomUpdates(r presence.Room) []firestore.Update {
 		{Path: FieldTeardownReported, Value: rec.TeardownReported},
 		{Path: FieldUpdatedAt, Value: rec.UpdatedAt},
 		{Path: FieldExpireAt, Value: rec.ExpireAt},
+		{Path: FieldRevisionExpireAt, Value: rec.RevisionExpireAt},
 	}
 }
 

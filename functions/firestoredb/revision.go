@@ -50,6 +50,19 @@ func (s *Store) countChange(tx *txn, now time.Time, roomID, uid string, entryRem
 	return tx.set(s.revisionShard(roomID, uid), fields, firestore.MergeAll)
 }
 
+// refreshShards stages, in tx, blind merges that set every revision shard's
+// expireAt (and roomId) to expireAt. A shard that does not exist yet is
+// created without changes, which counts as zero.
+func (s *Store) refreshShards(tx *txn, roomID string, expireAt time.Time) error {
+	for k := range s.settings.RevisionShards {
+		shard := s.revisionShards(roomID).Doc(strconv.Itoa(k))
+		if err := tx.set(shard, map[string]any{FieldRoomID: roomID, FieldExpireAt: expireAt}, firestore.MergeAll); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // readRevision returns the room's revision: the sum of its shards, read in
 // tx when tx is not nil.
 func (s *Store) readRevision(ctx context.Context, roomID string, tx *txn) (int64, error) {

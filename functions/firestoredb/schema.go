@@ -64,6 +64,9 @@ const (
 	// room's and roster entry's expireAt (see presence/ttl.go).
 	FieldRoomExpireAt  = "roomExpireAt"
 	FieldEntryExpireAt = "entryExpireAt"
+	// FieldRevisionExpireAt on a room is the least expireAt any of its
+	// revision shards carries (see presence.Settings.ShardsExpiry).
+	FieldRevisionExpireAt = "revisionExpireAt"
 	// FieldPendingCleanup marks closing records whose purge is unfinished.
 	FieldPendingCleanup = "pendingCleanup"
 	// FieldCleanupMode is the kill switch's field in roomlease/config.

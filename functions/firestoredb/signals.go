@@ -57,7 +57,7 @@ func (s *Store) MarkRead(ctx context.Context, req presence.ReceiptRequest) (int6
 	receipt := s.receipt(req.RoomID, req.ParticipantID)
 	var stored int64
 	err := s.transact(ctx, "receipts", func(tx *txn, now time.Time) error {
-		snaps, err := tx.getAll(s.participant(req.RoomID, req.ParticipantID), receipt)
+		snaps, err := tx.getAll(s.participant(req.RoomID, req.ParticipantID), receipt, s.room(req.RoomID))
 		if err != nil {
 			return err
 		}
@@ -69,7 +69,13 @@ func (s *Store) MarkRead(ctx context.Context, req presence.ReceiptRequest) (int6
 		if err != nil {
 			return err
 		}
-		next, write, err := s.settings.PlanReceipt(now, entry, current, req)
+		// The room tells this lifetime's receipt from one a teardown left
+		// for the purge (see presence.Settings.PlanReceipt).
+		room, err := decodeRoom(snaps[2], req.RoomID)
+		if err != nil {
+			return err
+		}
+		next, write, err := s.settings.PlanReceipt(now, room, entry, current, req)
 		if err != nil {
 			return err
 		}

@@ -92,15 +92,38 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 		}
 		res.LiveLeases = len(live)
 		res.Verdict = presence.JudgeTeardown(now, room, c, len(live))
+		var shards []*firestore.DocumentSnapshot
+		if res.Verdict == presence.TearDown && enforce {
+			// The revision ends with this lifetime (see below).
+			if shards, err = tx.query(s.revisionShards(c.RoomID).Query); err != nil {
+				return err
+			}
+		}
 		s.pause(hookAfterTeardownCheck)
 		switch {
 		case res.Verdict == presence.LeasesLive:
-			return tx.set(roomRef, roomToRecord(s.settings.Reactivate(now, *room)))
+			revived, refresh := s.settings.ShardsExpiry(s.settings.Reactivate(now, *room))
+			if err := tx.set(roomRef, roomToRecord(revived)); err != nil || !refresh {
+				return err
+			}
+			return s.refreshShards(tx, c.RoomID, revived.RevisionExpireAt)
 		case res.Verdict == presence.TearDown && enforce:
 			closing := s.settings.CloseRoom(now, *room)
 			res.Closing = &closing
 			if err := tx.delete(roomRef, firestore.Exists); err != nil {
 				return err
+			}
+			// The revision shards go in this commit, not with the purge: a
+			// join that creates the room's next lifetime before the purge
+			// comes must count from 0, and the purge spares whatever that
+			// lifetime writes, so shards left to it would carry the old
+			// counts into the new revision. No departure of this lifetime
+			// counts a change after this commit: a teardown finds no roster
+			// entry (the room was empty for its whole grace).
+			for _, shard := range shards {
+				if err := tx.delete(shard.Ref); err != nil {
+					return err
+				}
 			}
 			// pendingCleanup stays set until PurgeClosed has deleted the
 			// documents under the room; decidedAt is the commit's server

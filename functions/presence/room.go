@@ -36,12 +36,17 @@ type Room struct {
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 	ExpireAt         time.Time // TTL backstop; see Settings.RecordHorizon
+	// RevisionExpireAt is a lower bound of every revision shard's expireAt:
+	// the value last written to all of them (see Settings.ShardsExpiry).
+	RevisionExpireAt time.Time
 }
 
 // NewRoom is a room created by a join at now: active, generation 1.
 func (s Settings) NewRoom(now time.Time, id string) Room {
+	// No shard of this lifetime exists yet; each is created later, with an
+	// expireAt at least this one.
 	return Room{ID: id, State: StateActive, Generation: 1, CreatedAt: now, UpdatedAt: now,
-		ExpireAt: now.Add(s.RecordHorizon)}
+		ExpireAt: now.Add(s.RecordHorizon), RevisionExpireAt: now.Add(s.RecordHorizon)}
 }
 
 // Participant is one user's roster entry at rooms/{roomId}/participants/{uid}:

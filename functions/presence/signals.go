@@ -50,11 +50,23 @@ type Receipt struct {
 // PlanReceipt decides a read receipt at now and reports whether it changes
 // anything. Retried and reordered receipts are harmless: the stored position
 // is the maximum of all received, and a receipt at or below it writes
-// nothing. Returns EForbidden unless the caller is on the roster. The
-// position itself was validated with the request (ReceiptRequest.Validate).
-func (s Settings) PlanReceipt(now time.Time, entry *Participant, stored *Receipt, req ReceiptRequest) (Receipt, bool, error) {
-	if entry == nil {
+// nothing. Returns EForbidden unless the caller is on the roster of the
+// room as it stands (room). The position itself was validated with the
+// request (ReceiptRequest.Validate).
+//
+// A receipt last written before the room's current lifetime began belongs
+// to a torn-down lifetime whose purge has not reached it yet: it counts as
+// absent, so the position is written afresh (and the purge, which spares
+// what was written after the teardown, keeps it). Kept, it would answer a
+// lower position "not written" and then vanish with the purge. Such a
+// receipt is at least an empty-room grace older than the room: the room
+// was empty for that long before its teardown.
+func (s Settings) PlanReceipt(now time.Time, room *Room, entry *Participant, stored *Receipt, req ReceiptRequest) (Receipt, bool, error) {
+	if room == nil || entry == nil {
 		return Receipt{}, false, Errorf(EForbidden, "only participants of the room may post read receipts")
+	}
+	if stored != nil && stored.UpdatedAt.Before(room.CreatedAt) {
+		stored = nil
 	}
 	if stored != nil && stored.LastReadSeq >= req.LastReadSeq {
 		return *stored, false, nil

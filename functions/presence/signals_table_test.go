@@ -50,8 +50,11 @@ func TestPlanReceipt(t *testing.T) {
 	fresh := func(seq int64) presence.Receipt {
 		return presence.Receipt{RoomID: "r", ParticipantID: "alice", LastReadSeq: seq, UpdatedAt: now, ExpireAt: now.Add(s.RecordHorizon)}
 	}
+	room := &presence.Room{ID: "r", State: presence.StateActive, Generation: 1, CreatedAt: now.Add(-time.Hour)}
+	reborn := &presence.Room{ID: "r", State: presence.StateActive, Generation: 1, CreatedAt: now.Add(-time.Second)}
 	tests := []struct {
 		name      string
+		room      *presence.Room
 		entry     *presence.Participant
 		stored    *presence.Receipt
 		seq       int64
@@ -67,10 +70,18 @@ func TestPlanReceipt(t *testing.T) {
 		{name: "largest exact position is accepted", entry: member, seq: presence.MaxGeneration, want: fresh(presence.MaxGeneration), wantWrite: true},
 		{name: "caller not on the roster may not post", seq: 5, wantCode: presence.EForbidden},
 		{name: "caller no longer on the roster may not move an old receipt", stored: stored(5), seq: 9, wantCode: presence.EForbidden},
+		{name: "a receipt of a torn-down lifetime counts as absent: a lower position is written",
+			room: reborn, entry: member, stored: stored(9), seq: 5, want: fresh(5), wantWrite: true},
+		{name: "a room that is gone takes no receipt", room: nil, entry: member, seq: 5, wantCode: presence.EForbidden},
+	}
+	for i := range tests {
+		if tests[i].room == nil && tests[i].name != "a room that is gone takes no receipt" {
+			tests[i].room = room
+		}
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, write, err := s.PlanReceipt(now, tc.entry, tc.stored, presence.ReceiptRequest{RoomID: "r", ParticipantID: "alice", LastReadSeq: tc.seq})
+			got, write, err := s.PlanReceipt(now, tc.room, tc.entry, tc.stored, presence.ReceiptRequest{RoomID: "r", ParticipantID: "alice", LastReadSeq: tc.seq})
 			if tc.wantCode != "" {
 				if presence.ErrorCode(err) != tc.wantCode || write {
 					t.Fatalf("err %v, write %v; want %s and no write", err, write, tc.wantCode)

@@ -29,6 +29,28 @@ import "time"
 // day.
 const RefreshWindow = 24 * time.Hour
 
+// ShardsExpiry decides, for a room about to be written with its expireAt,
+// whether the revision shards' expireAt must be pushed forward with it, and
+// returns the room to write.
+//
+// A shard's expireAt moves only when the shard is written: by a visible
+// change of one of its users, or by a refresh of all shards. A lifecycle
+// write (a revive, the start of a grace) moves the room's expireAt a whole
+// RecordHorizon ahead, and a heartbeat refreshes the room, and the shards
+// with it, only within RefreshWindow of that new expireAt: a shard last
+// written long before could expire first, and the revision would drop. So a
+// room whose expireAt would run more than half a RefreshWindow ahead of
+// RevisionExpireAt (the least any shard may carry) refreshes all shards in
+// the same write: at most twice a day per room, and every shard then lives
+// until the heartbeats' refresh comes round.
+func (s Settings) ShardsExpiry(room Room) (Room, bool) {
+	if room.ExpireAt.Sub(room.RevisionExpireAt) < RefreshWindow/2 {
+		return room, false
+	}
+	room.RevisionExpireAt = room.ExpireAt
+	return room, true
+}
+
 // RefreshDue reports whether a heartbeat of sess at now should check its
 // room's and roster entry's expireAt. It judges by the session's own copies,
 // so the common heartbeat reads nothing else.
