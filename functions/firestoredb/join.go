@@ -309,7 +309,7 @@ func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersio
 			}
 		}
 		return tx.set(s.revisionShards(plan.Room.ID).Doc("0"), map[string]any{
-			FieldRoomID: plan.Room.ID, FieldMayBeEmptyAt: now, FieldExpireAt: now.Add(s.settings.RecordHorizon),
+			FieldRoomID: plan.Room.ID, FieldMayBeEmptyAt: now, FieldDepartedAt: now, FieldExpireAt: now.Add(s.settings.RecordHorizon),
 		}, firestore.MergeAll)
 	})
 	switch status.Code(err) {

@@ -264,6 +264,7 @@ type revisionShardRecord struct {
 	RoomID       string     `firestore:"roomId"`
 	Changes      int64      `firestore:"changes"`
 	MayBeEmptyAt *time.Time `firestore:"mayBeEmptyAt"`
+	DepartedAt   *time.Time `firestore:"departedAt"`
 	ExpireAt     time.Time  `firestore:"expireAt"`
 }
 

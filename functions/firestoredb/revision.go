@@ -36,8 +36,9 @@ func (s *Store) revisionShard(roomID, uid string) *firestore.DocumentRef {
 }
 
 // countChange stages, in tx, the +1 that a visible change of uid's entry
-// adds to the room's revision. entryRemoved also records the departure's
-// time for the sweeper's emptiness re-check (see FieldMayBeEmptyAt).
+// adds to the room's revision. entryRemoved also marks the room for the
+// sweeper's emptiness re-check, with the departure's time (see
+// FieldMayBeEmptyAt).
 func (s *Store) countChange(tx *txn, now time.Time, roomID, uid string, entryRemoved *time.Time) error {
 	fields := map[string]any{
 		FieldRoomID:   roomID,
@@ -45,7 +46,8 @@ func (s *Store) countChange(tx *txn, now time.Time, roomID, uid string, entryRem
 		FieldExpireAt: now.Add(s.settings.RecordHorizon),
 	}
 	if entryRemoved != nil {
-		fields[FieldMayBeEmptyAt] = *entryRemoved
+		fields[FieldMayBeEmptyAt] = now
+		fields[FieldDepartedAt] = *entryRemoved
 	}
 	return tx.set(s.revisionShard(roomID, uid), fields, firestore.MergeAll)
 }

@@ -55,11 +55,20 @@ const (
 	FieldTeardownReported = "teardownReported"
 	// FieldChanges is a revision shard's count of visible roster changes.
 	FieldChanges = "changes"
-	// FieldMayBeEmptyAt on a revision shard is the time of the latest
-	// departure recorded there that removed a roster entry (or of the room's
-	// creation): the sweeper re-checks such rooms for emptiness in case the
-	// departing request died before it could.
+	// FieldMayBeEmptyAt on a revision shard is when the latest departure
+	// recorded there that removed a roster entry (or the room's creation or
+	// revival) was decided: the now of the transaction that committed it,
+	// so it trails the commit by at most one attempt. The sweeper re-checks
+	// such rooms for emptiness in case the departing request died before it
+	// could. FieldDepartedAt is that departure's own time (a lease's end,
+	// for an expiry), from which the grace counts.
 	FieldMayBeEmptyAt = "mayBeEmptyAt"
+	FieldDepartedAt   = "departedAt"
+	// RepairWatermarkDoc (under ControlCollection) keeps, in FieldThrough,
+	// how far the sweepers' emptiness re-checks have looked, for a sweeper
+	// that starts after an outage longer than its lookback.
+	RepairWatermarkDoc = "repairWatermark"
+	FieldThrough       = "through"
 	// FieldRoomExpireAt and FieldEntryExpireAt are a session's copies of its
 	// room's and roster entry's expireAt (see presence/ttl.go).
 	FieldRoomExpireAt  = "roomExpireAt"

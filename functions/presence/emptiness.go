@@ -51,6 +51,7 @@ func (s Settings) PlanEmptiness(now time.Time, room *Room, entries int, departed
 // RepairReport is what a sweeper's re-check of possibly empty rooms did.
 type RepairReport struct {
 	Repaired int       // rooms found active and empty, now in their grace
+	Failed   int       // rooms whose check failed, marked for another look
 	Through  time.Time // candidates up to here were looked at
 }
 

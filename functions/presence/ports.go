@@ -75,7 +75,12 @@ type SweepStore interface {
 	// RepairEmptyActive re-checks rooms that may have been left active with
 	// an empty roster since since (looking at up to limit candidates) and
 	// starts their grace; it reports how many and how far it looked.
+	// A room whose check fails is marked for a later look rather than
+	// holding the report back.
 	RepairEmptyActive(ctx context.Context, since time.Time, limit int) (RepairReport, error)
+	// RepairWatermark returns how far re-checks have looked, as saved by
+	// the latest RepairEmptyActive, or the zero time.
+	RepairWatermark(ctx context.Context) (time.Time, error)
 	// ChangedPolicies lists up to limit room policies whose updatedAt is
 	// after since, the oldest change first.
 	ChangedPolicies(ctx context.Context, since time.Time, limit int) (Listing[PolicyChange], error)

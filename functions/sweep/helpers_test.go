@@ -135,3 +135,13 @@ func (f *fixture) shardOf(tb testing.TB, room string) *firestore.DocumentRef {
 	}
 	return refs[len(refs)-1]
 }
+
+// closingOf returns the fields of room's one closing record.
+func (f *fixture) closingOf(tb testing.TB, room string) map[string]any {
+	tb.Helper()
+	snaps, err := f.client.Collection(firestoredb.ClosingsCollection).Where("roomId", "==", room).Documents(f.ctx).GetAll()
+	if err != nil || len(snaps) != 1 {
+		tb.Fatalf("closing records of %s: %d, %v; want 1", room, len(snaps), err)
+	}
+	return snaps[0].Data()
+}

@@ -300,18 +300,24 @@ func (s *Sweeper) Run(ctx context.Context) Summary {
 func (s *Sweeper) repair(ctx context.Context, sum *Summary) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.repairedThrough.IsZero() {
-		s.repairedThrough = sum.Started.Add(-s.cfg.RepairLookback)
-	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.PassTimeout)
 	defer cancel()
+	if s.repairedThrough.IsZero() {
+		// A new sweeper looks back RepairLookback, or further, to where
+		// the sweepers before it got: after an outage longer than the
+		// lookback, the marks left meanwhile are still re-checked.
+		s.repairedThrough = sum.Started.Add(-s.cfg.RepairLookback)
+		if saved, err := s.store.RepairWatermark(ctx); err == nil && !saved.IsZero() && saved.Before(s.repairedThrough) {
+			s.repairedThrough = saved
+		}
+	}
 	rep, err := s.store.RepairEmptyActive(ctx, s.repairedThrough, s.cfg.BatchSize)
 	sum.RoomsRepaired += rep.Repaired
 	if rep.Through.After(s.repairedThrough) {
 		s.repairedThrough = rep.Through
 	}
 	if err != nil {
-		sum.FailedSteps++
+		sum.FailedSteps += max(rep.Failed, 1)
 		sum.LastError = err.Error()
 	}
 }
