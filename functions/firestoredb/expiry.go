@@ -13,23 +13,17 @@ import (
 // before now, oldest deadline first, as the sweeper saw them. The read is
 // outside any transaction: each candidate is re-checked when expired.
 func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.ExpiryCandidate], error) {
-	var out presence.Listing[presence.ExpiryCandidate]
-	snaps, err := s.queryAll(ctx, s.client.CollectionGroup(SessionsCollection).
+	q := s.client.CollectionGroup(SessionsCollection).
 		Where(FieldLeaseExpiresAt, "<=", now).
-		OrderBy(FieldLeaseExpiresAt, firestore.Asc).Limit(limit))
-	if err != nil {
-		return out, storeError("listing expired sessions", err)
-	}
-	for _, snap := range snaps {
+		OrderBy(FieldLeaseExpiresAt, firestore.Asc)
+	return listCandidates(ctx, s, "listing expired sessions", q, limit, func(snap *firestore.DocumentSnapshot) (presence.ExpiryCandidate, bool) {
 		sess, err := decodeSession(snap)
 		if err != nil || !isSessionPath(snap.Ref, sess) {
-			out.Undecodable = append(out.Undecodable, snap.Ref.Path)
-			continue
+			return presence.ExpiryCandidate{}, false
 		}
-		out.Items = append(out.Items, presence.ExpiryCandidate{RoomID: sess.RoomID, ParticipantID: sess.ParticipantID,
-			SessionID: sess.ID, Generation: sess.Generation, LeaseExpiresAt: sess.LeaseExpiresAt})
-	}
-	return out, nil
+		return presence.ExpiryCandidate{RoomID: sess.RoomID, ParticipantID: sess.ParticipantID,
+			SessionID: sess.ID, Generation: sess.Generation, LeaseExpiresAt: sess.LeaseExpiresAt}, true
+	})
 }
 
 // isSessionPath reports whether a document found by the sessions
@@ -79,22 +73,16 @@ func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (
 // ExpiredTyping returns up to limit typing signals that expired at or before
 // now, oldest first.
 func (s *Store) ExpiredTyping(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.TypingCandidate], error) {
-	var out presence.Listing[presence.TypingCandidate]
-	snaps, err := s.queryAll(ctx, s.client.CollectionGroup(TypingCollection).
+	q := s.client.CollectionGroup(TypingCollection).
 		Where(FieldExpiresAt, "<=", now).
-		OrderBy(FieldExpiresAt, firestore.Asc).Limit(limit))
-	if err != nil {
-		return out, storeError("listing expired typing", err)
-	}
-	for _, snap := range snaps {
+		OrderBy(FieldExpiresAt, firestore.Asc)
+	return listCandidates(ctx, s, "listing expired typing", q, limit, func(snap *firestore.DocumentSnapshot) (presence.TypingCandidate, bool) {
 		t, err := decodeTyping(snap)
-		if err != nil || t.RoomID == "" || t.ParticipantID != snap.Ref.ID {
-			out.Undecodable = append(out.Undecodable, snap.Ref.Path)
-			continue
+		if err != nil || t == nil || t.RoomID == "" || t.ParticipantID != snap.Ref.ID {
+			return presence.TypingCandidate{}, false
 		}
-		out.Items = append(out.Items, presence.TypingCandidate{RoomID: t.RoomID, ParticipantID: t.ParticipantID, ExpiresAt: t.ExpiresAt})
-	}
-	return out, nil
+		return presence.TypingCandidate{RoomID: t.RoomID, ParticipantID: t.ParticipantID, ExpiresAt: t.ExpiresAt}, true
+	})
 }
 
 // ClearTyping deletes c's signal unless it was renewed since it was seen.

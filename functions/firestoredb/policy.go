@@ -78,23 +78,17 @@ func (s *Store) readPolicy(ctx context.Context, roomID string) (*presence.Policy
 // "Restricting a room"). A policy that does not decode is reported, not
 // fatal.
 func (s *Store) ChangedPolicies(ctx context.Context, since time.Time, limit int) (presence.Listing[presence.PolicyChange], error) {
-	var out presence.Listing[presence.PolicyChange]
-	snaps, err := s.queryAll(ctx, s.client.Collection(PoliciesCollection).
+	q := s.client.Collection(PoliciesCollection).
 		Where(FieldUpdatedAt, ">", since).
-		OrderBy(FieldUpdatedAt, firestore.Asc).Limit(limit))
-	if err != nil {
-		return out, storeError("listing changed room policies", err)
-	}
-	for _, snap := range snaps {
+		OrderBy(FieldUpdatedAt, firestore.Asc)
+	return listCandidates(ctx, s, "listing changed room policies", q, limit, func(snap *firestore.DocumentSnapshot) (presence.PolicyChange, bool) {
 		rec, err := decode[policyRecord](snap)
 		if err != nil || rec == nil || rec.UpdatedAt == nil {
-			out.Undecodable = append(out.Undecodable, snap.Ref.Path)
-			continue
+			return presence.PolicyChange{}, false
 		}
-		out.Items = append(out.Items, presence.PolicyChange{RoomID: snap.Ref.ID, UpdatedAt: *rec.UpdatedAt,
-			Policy: presence.Policy{AllowedUsers: rec.AllowedUsers, MaxParticipants: int(rec.MaxParticipants)}})
-	}
-	return out, nil
+		return presence.PolicyChange{RoomID: snap.Ref.ID, UpdatedAt: *rec.UpdatedAt,
+			Policy: presence.Policy{AllowedUsers: rec.AllowedUsers, MaxParticipants: int(rec.MaxParticipants)}}, true
+	})
 }
 
 // EnforcePolicy removes from c's room every participant that c's policy

@@ -25,22 +25,37 @@ func (s *Store) PurgeClosed(ctx context.Context, limit int) (int, error) {
 	if err != nil {
 		return 0, storeError("listing pending teardowns", err)
 	}
+	// One record that fails (a room's documents Firestore keeps refusing, a
+	// hand-edited record) must not stop the purge of the others; its error
+	// is returned with the count of those finished.
+	var errs []error
+	finished := 0
 	for _, snap := range snaps {
-		rec, err := decode[closingRecord](snap)
-		if err != nil {
-			return 0, storeError("listing pending teardowns", err)
+		if err := s.purgeOne(ctx, snap); err != nil {
+			errs = append(errs, err)
+			continue
 		}
-		if err := s.purgeRoom(ctx, rec, snap.Ref); err != nil {
-			return 0, storeError("purging "+rec.RoomID, err)
-		}
-		// Last: a crash before this line leaves the record pending, and the
-		// next pass repeats the (idempotent) purge.
-		err = s.updateDoc(ctx, snap.Ref, []firestore.Update{{Path: FieldPendingCleanup, Value: false}})
-		if err != nil && status.Code(err) != codes.NotFound {
-			return 0, storeError("purging "+rec.RoomID, err)
-		}
+		finished++
 	}
-	return len(snaps), nil
+	return finished, errors.Join(errs...)
+}
+
+// purgeOne finishes the teardown whose closing record snap is.
+func (s *Store) purgeOne(ctx context.Context, snap *firestore.DocumentSnapshot) error {
+	rec, err := decode[closingRecord](snap)
+	if err != nil {
+		return storeError("reading a pending teardown", err)
+	}
+	if err := s.purgeRoom(ctx, rec, snap.Ref); err != nil {
+		return storeError("purging a torn-down room", err)
+	}
+	// Last: a crash before this line leaves the record pending, and the
+	// next pass repeats the (idempotent) purge.
+	err = s.updateDoc(ctx, snap.Ref, []firestore.Update{{Path: FieldPendingCleanup, Value: false}})
+	if err != nil && status.Code(err) != codes.NotFound {
+		return storeError("purging a torn-down room", err)
+	}
+	return nil
 }
 
 func (s *Store) purgeRoom(ctx context.Context, rec *closingRecord, closingRef *firestore.DocumentRef) error {

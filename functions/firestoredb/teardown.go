@@ -25,22 +25,16 @@ func (s *Store) dueRooms(unreportedOnly bool) firestore.Query {
 // unreportedOnly, only those not yet reported by an observing sweeper, so
 // that a sweeper that deletes nothing pages through them once.
 func (s *Store) DueRooms(ctx context.Context, now time.Time, limit int, unreportedOnly bool) (presence.Listing[presence.Room], error) {
-	var out presence.Listing[presence.Room]
-	snaps, err := s.queryAll(ctx, s.dueRooms(unreportedOnly).
+	q := s.dueRooms(unreportedOnly).
 		Where(FieldCleanupAfter, "<=", now).
-		OrderBy(FieldCleanupAfter, firestore.Asc).Limit(limit))
-	if err != nil {
-		return out, storeError("listing rooms due for teardown", err)
-	}
-	for _, snap := range snaps {
+		OrderBy(FieldCleanupAfter, firestore.Asc)
+	return listCandidates(ctx, s, "listing rooms due for teardown", q, limit, func(snap *firestore.DocumentSnapshot) (presence.Room, bool) {
 		r, err := decodeRoom(snap, snap.Ref.ID)
-		if err != nil {
-			out.Undecodable = append(out.Undecodable, snap.Ref.Path)
-			continue
+		if err != nil || r == nil {
+			return presence.Room{}, false
 		}
-		out.Items = append(out.Items, *r)
-	}
-	return out, nil
+		return *r, true
+	})
 }
 
 // closingID names the closing record of one lifetime of a room: the room id

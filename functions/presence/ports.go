@@ -70,7 +70,9 @@ type SweepStore interface {
 	// MarkReported marks a due room reported without checking it (off
 	// mode); false if it changed since it was listed or was marked already.
 	MarkReported(ctx context.Context, c TeardownCandidate) (bool, error)
-	// PurgeClosed finishes up to limit teardowns and returns how many.
+	// PurgeClosed finishes up to limit teardowns and returns how many; a
+	// teardown that fails stays pending, and its error is returned after
+	// the others were finished.
 	PurgeClosed(ctx context.Context, limit int) (int, error)
 	// RepairEmptyActive re-checks rooms that may have been left active with
 	// an empty roster since since (looking at up to limit candidates) and

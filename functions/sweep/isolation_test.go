@@ -78,3 +78,43 @@ func TestSweep_ManyFailingCandidatesStopThePass(t *testing.T) {
 		t.Error("d was expired after the pass should have stopped")
 	}
 }
+
+// failingSteps is the real store with a room policy's enforcement and the
+// purge of torn-down rooms failing every time.
+type failingSteps struct {
+	presence.SweepStore
+}
+
+func (s failingSteps) EnforcePolicy(context.Context, presence.PolicyChange, int) (presence.EvictionReport, error) {
+	return presence.EvictionReport{}, errors.New("injected: this policy keeps failing")
+}
+
+func (s failingSteps) PurgeClosed(ctx context.Context, limit int) (int, error) {
+	return 0, errors.New("injected: this purge keeps failing")
+}
+
+// A policy whose enforcement keeps failing, and a purge that keeps failing,
+// are failed items, not failed passes: expiry and teardown go on in the
+// same pass, and the run does not back off (docs/races.md, "A sweeper that
+// stalls on one bad item").
+func TestSweep_AFailingPolicyOrPurgeDoesNotStopThePass(t *testing.T) {
+	f := MustOpen(t)
+	f.setPolicy(t, "club", map[string]any{"allowedUsers": []string{"bob"}, "updatedAt": f.clock.Now()})
+	alice := f.join(t, "quiet", "alice", "tab")
+	f.leave(t, alice)
+	f.join(t, "crash", "carol", "tab")
+	f.clock.Advance(f.settings.EmptyRoomGrace + f.settings.Lease)
+
+	r := f.sweeper(t, failingSteps{f.store}, sweep.Config{}).Pass(f.ctx)
+	if r.Err != nil {
+		t.Fatalf("the pass failed as a whole: %v", r.Err)
+	}
+	if r.FailedSteps != 2 || r.ItemErr == nil {
+		t.Fatalf("failed steps %d (%v), want the policy and the purge", r.FailedSteps, r.ItemErr)
+	}
+	// Carol's lease ended a grace ago, so her room is due as soon as her
+	// expiry empties it.
+	if r.SessionsExpired != 1 || r.RoomsDeleted != 2 {
+		t.Fatalf("pass %+v; want carol expired and both rooms torn down", r.Counts)
+	}
+}

@@ -2,9 +2,14 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
+
+// errPassStopped says that a step's failures ended the pass; the failure
+// is already in the pass's report.
+var errPassStopped = errors.New("the pass stopped at a failed step")
 
 // policyWatermark is how far one sweeper instance has enforced changed room
 // policies. It lives in memory, like the repair watermark: another instance
@@ -29,8 +34,11 @@ type policyWatermark struct {
 // lists may carry a time just before the listing's and appear only
 // afterwards, and this instance's clock may differ from Firestore's. Such a
 // policy is listed by a later pass, as long as both delays stay below the
-// skew. A failed step leaves the watermark where it was.
-func (s *Sweeper) enforcePolicies(ctx context.Context, r *PassReport, now time.Time) error {
+// skew. A policy whose enforcement fails is one failed item (itemFailed):
+// the others are enforced, and the watermark stays just before the failing
+// one, so that it is listed again. It returns the listing's error, or
+// errPassStopped when itemFailed says the pass must end.
+func (s *Sweeper) enforcePolicies(ctx context.Context, r *PassReport, now time.Time, itemFailed func(string, error) bool) error {
 	w := &s.policies
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -57,7 +65,11 @@ func (s *Sweeper) enforcePolicies(ctx context.Context, r *PassReport, now time.T
 		}
 		rep, err := s.store.EnforcePolicy(ctx, c, s.cfg.BatchSize)
 		if err != nil {
-			return err
+			next = minTime(next, c.UpdatedAt.Add(-time.Nanosecond))
+			if itemFailed("enforcing a room policy", err) {
+				return errPassStopped
+			}
+			continue
 		}
 		r.ParticipantsEvicted += rep.Evicted
 		if rep.RoomSuspected {

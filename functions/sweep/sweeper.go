@@ -148,8 +148,10 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	// 3. Room policies changed since the last pass: whoever they no longer
 	// admit leaves, within one pass of the change. Bookkeeping too, so in
 	// every mode.
-	if err := s.enforcePolicies(ctx, &r, now); err != nil {
-		return fail("enforcing changed room policies", err)
+	if err := s.enforcePolicies(ctx, &r, now, itemFailed); errors.Is(err, errPassStopped) {
+		return r
+	} else if err != nil {
+		return fail("listing changed room policies", err)
 	}
 
 	// 4. Typing signals.
@@ -205,11 +207,13 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 
 	// 6. Finish teardowns: this pass's and any a crashed sweeper left.
 	if mode == Enforce {
+		// A teardown whose purge fails is one failed item: the others were
+		// finished, and the failing one stays pending for the next pass.
 		n, err := s.store.PurgeClosed(ctx, s.cfg.BatchSize)
-		if err != nil {
-			return fail("purging torn-down rooms", err)
-		}
 		r.RoomsPurged = n
+		if err != nil && itemFailed("purging torn-down rooms", err) {
+			return r
+		}
 		r.Backlog = r.Backlog || n == s.cfg.BatchSize
 	}
 	return r
