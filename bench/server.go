@@ -95,11 +95,14 @@ func (s *Server) Exited() bool {
 	}
 }
 
-// Stop terminates the server's process group (SIGTERM, then SIGKILL).
+// Stop terminates the server's process group (SIGTERM, then SIGKILL). A
+// process stopped with Freeze is continued first, so that it can act on
+// the SIGTERM and the wait does not run into the 10 s fallback.
 func (s *Server) Stop() {
 	if s == nil {
 		return
 	}
+	_ = syscall.Kill(-s.PID, syscall.SIGCONT)
 	_ = syscall.Kill(-s.PID, syscall.SIGTERM)
 	select {
 	case <-s.done:
@@ -108,6 +111,30 @@ func (s *Server) Stop() {
 		<-s.done
 	}
 }
+
+// pid is the server's PID, 0 for a nil server.
+func (s *Server) pid() int {
+	if s == nil {
+		return 0
+	}
+	return s.PID
+}
+
+// Kill ends the server's process group with SIGKILL, as a crashed
+// instance ends: no shutdown, requests in flight cut off. It returns once
+// the process has been reaped.
+func (s *Server) Kill() {
+	_ = syscall.Kill(-s.PID, syscall.SIGKILL)
+	<-s.done
+}
+
+// Freeze stops the server's process group with SIGSTOP: it keeps its
+// connections and its requests in flight but does nothing until Thaw, as
+// an instance stalled by its host would.
+func (s *Server) Freeze() error { return syscall.Kill(-s.PID, syscall.SIGSTOP) }
+
+// Thaw continues a frozen server (SIGCONT).
+func (s *Server) Thaw() error { return syscall.Kill(-s.PID, syscall.SIGCONT) }
 
 // RSSSampler samples a process's resident memory (VmRSS).
 type RSSSampler struct {
