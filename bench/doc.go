@@ -12,10 +12,13 @@
 //   - run.go: Options and RunScenarios, which cmd/roomlease-load calls;
 //     stack.go starts roomlease-dev and Firestore clients for a scenario.
 //   - scenario_NAME.go: one file per scenario of scripts/bench (ops, load,
-//     settings, sweep, naive, soak, fleet, abuse): what it runs and which files it
+//     settings, sweep, naive, soak, fleet, chaos, abuse): what it runs and which files it
 //     writes. The fleet (crowds through several roomlease-dev processes) is
 //     started by cmd/roomlease-load beside RunScenarios, and its parts are in
 //     fleet_*.go: the bursts, the two cases, their statistics and checks.
+//     So is the chaos (users churning through several processes while they
+//     are killed and frozen), in chaos_*.go: the processes and the chaos
+//     loop, the users, the reads of the emulator, and the verdicts.
 //   - workload*.go: the HTTP load generator the load, settings, soak and
 //     naive scenarios drive (Workload.Run and its phases, the simulated
 //     user, the report); api.go is its HTTP client, watch.go its Firestore

@@ -92,7 +92,7 @@ func RunFleet(ctx context.Context, o Options, fc FleetConfig) error {
 
 	// Everyone signs up before the clock starts; the largest crowd is
 	// everyone, smaller crowds are its first members.
-	users, err := signUpCrowd(ctx, o, maxOf(fc.Crowds))
+	users, err := signUpCrowd(ctx, o, "fleet", maxOf(fc.Crowds))
 	if err != nil {
 		return err
 	}
@@ -198,8 +198,8 @@ func warmUp(ctx context.Context, apis []*API, users []crowdUser, prefix string) 
 	burst(ctx, apis, members, sendLeave)
 }
 
-func signUpCrowd(ctx context.Context, o Options, n int) ([]crowdUser, error) {
-	o.Log(fmt.Sprintf("fleet: signing up %d users at the Auth emulator", n))
+func signUpCrowd(ctx context.Context, o Options, scenario string, n int) ([]crowdUser, error) {
+	o.Log(fmt.Sprintf("%s: signing up %d users at the Auth emulator", scenario, n))
 	hc := &http.Client{Timeout: 10 * time.Second}
 	users := make([]crowdUser, n)
 	sem := make(chan struct{}, 8)
