@@ -10,6 +10,7 @@
 //	scripts/bench all            # every benchmark but the soak and the fleet
 //	scripts/bench soak --duration 30m
 //	scripts/bench fleet          # crowds through several processes
+//	scripts/bench chaos          # processes killed and frozen under churn (10 min)
 package main
 
 import (
@@ -41,8 +42,18 @@ func main() {
 	flag.IntVar(&fc.Port, "fleet-port", 0, "fleet: first roomlease-dev port; process i listens on it + i (0: free ports)")
 	fleetProcesses := flag.String("fleet-processes", "", "fleet: comma-separated process counts (default 1,2,4,8)")
 	fleetCrowds := flag.String("fleet-crowds", "", "fleet: comma-separated crowd sizes (default 200,500)")
+	cc := bench.DefaultChaosConfig()
+	flag.IntVar(&cc.Processes, "chaos-processes", cc.Processes, "chaos: roomlease-dev processes (on -fleet-port and up)")
+	flag.IntVar(&cc.Users, "chaos-users", cc.Users, "chaos: simulated users")
+	flag.Uint64Var(&cc.Seed, "seed", cc.Seed, "chaos: seed of the users' and the chaos loop's draws")
 	flag.Parse()
 	fc.Processes, fc.Crowds = positiveInts(*fleetProcesses), positiveInts(*fleetCrowds)
+	cc.Port = fc.Port
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "duration" {
+			cc.Duration = o.Duration // else the chaos default, 10 minutes
+		}
+	})
 	for _, f := range strings.Split(*sizes, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
 			o.Sizes = append(o.Sizes, n)
@@ -61,19 +72,26 @@ func main() {
 	o.Log = func(s string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), s) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// The fleet runs apart from RunScenarios: it starts processes of its
-	// own and is not part of "all".
-	others := slices.DeleteFunc(slices.Clone(scenarios), func(s string) bool { return s == "fleet" })
+	// The fleet and the chaos run apart from RunScenarios: they start
+	// processes of their own and are not part of "all".
+	others := slices.DeleteFunc(slices.Clone(scenarios), func(s string) bool { return s == "fleet" || s == "chaos" })
 	if len(others) > 0 {
 		if err := bench.RunScenarios(ctx, o, others); err != nil {
 			fmt.Fprintln(os.Stderr, "roomlease-load:", err)
 			os.Exit(1)
 		}
 	}
-	if len(others) < len(scenarios) {
+	if slices.Contains(scenarios, "fleet") {
 		o.Log("== fleet")
 		if err := bench.RunFleet(ctx, o, fc); err != nil {
 			fmt.Fprintln(os.Stderr, "roomlease-load: fleet:", err)
+			os.Exit(1)
+		}
+	}
+	if slices.Contains(scenarios, "chaos") {
+		o.Log("== chaos")
+		if err := bench.RunChaos(ctx, o, cc); err != nil {
+			fmt.Fprintln(os.Stderr, "roomlease-load: chaos:", err)
 			os.Exit(1)
 		}
 	}
