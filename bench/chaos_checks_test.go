@@ -237,3 +237,17 @@ func TestChaosMarkdown(t *testing.T) {
 		}
 	}
 }
+
+func TestHeartbeatAttemptTimeout(t *testing.T) {
+	for _, c := range []struct{ left, want time.Duration }{
+		{6 * time.Second, 2 * time.Second},
+		{3 * time.Second, 1500 * time.Millisecond},
+		{time.Second, 500 * time.Millisecond},
+		{200 * time.Millisecond, 300 * time.Millisecond},
+		{-time.Second, 300 * time.Millisecond},
+	} {
+		if got := heartbeatAttemptTimeout(2*time.Second, c.left); got != c.want {
+			t.Errorf("%v left: %v, want %v", c.left, got, c.want)
+		}
+	}
+}

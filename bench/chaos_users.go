@@ -89,6 +89,11 @@ type chaosUser struct {
 	uid, token string
 	rng        *rand.Rand
 
+	// op serializes what changes a session (joins, leaves, crashes)
+	// between the user's two loops: two joins of one session in flight
+	// at once would leave the client unsure which generation is current.
+	op sync.Mutex
+
 	mu       sync.Mutex
 	room     string
 	tabs     []string // session ids of the tabs open in room
@@ -139,14 +144,13 @@ func (u *chaosUser) liveTabs() []*chaosSession {
 	return out
 }
 
-// tabsWithout lists the tabs open in u's room that hold no session: their
-// join gave up.
+// tabsWithout lists the tabs open in u's room whose join gave up.
 func (u *chaosUser) tabsWithout() []string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var out []string
 	for _, sid := range u.tabs {
-		if s := u.sessions[u.room+"/"+sid]; s == nil || s.state == sessNone {
+		if s := u.sessions[u.room+"/"+sid]; s != nil && s.state == sessNone {
 			out = append(out, sid)
 		}
 	}
@@ -202,6 +206,8 @@ func (c *chaosRun) attempt(op Op, r Result, retry bool) {
 // joinSession joins sid of u into room, trying process after process until
 // an answer below 500 or JoinBudget. It reports success.
 func (c *chaosRun) joinSession(ctx context.Context, u *chaosUser, room, sid string) bool {
+	u.op.Lock()
+	defer u.op.Unlock()
 	u.mu.Lock()
 	s := u.session(room, sid)
 	s.state = sessJoining
@@ -275,10 +281,16 @@ func (c *chaosRun) heartbeat(ctx context.Context, u *chaosUser, s *chaosSession)
 				return
 			}
 			sleepCtx(ctx, 100*time.Millisecond)
+			u.mu.Lock()
+			current := s.gen == held.Gen && s.state == sessLive
+			u.mu.Unlock()
+			if !current {
+				return // crashed, left or joined again meanwhile
+			}
 		}
 		slot, srv := c.procs.pick(avoid)
 		pid := srv.pid()
-		actx, cancel := context.WithTimeout(ctx, c.cfg.HeartbeatTimeout)
+		actx, cancel := context.WithTimeout(ctx, heartbeatAttemptTimeout(c.cfg.HeartbeatTimeout, time.Until(held.Until)))
 		r, until := slot.api.Heartbeat(actx, u.token, s.room, s.sid, held.Gen)
 		cancel()
 		c.attempt(OpHeartbeat, r, attempt > 0)
@@ -304,8 +316,28 @@ func (c *chaosRun) heartbeat(ctx context.Context, u *chaosUser, s *chaosSession)
 	}
 }
 
-// on409 judges a heartbeat's 409 and joins again, as the API asks.
+// heartbeatAttemptTimeout bounds one heartbeat attempt: at most half of
+// what is left of the lease (but 300 ms at least), so that an attempt
+// stuck on a frozen process leaves time to try another before the lease
+// ends, and never more than limit.
+func heartbeatAttemptTimeout(limit, left time.Duration) time.Duration {
+	return min(limit, max(300*time.Millisecond, left/2))
+}
+
+// on409 judges a heartbeat's 409 and joins again, as the API asks. A 409
+// to a session the client left, or joined again, while the heartbeat was
+// in flight is the client's own doing: neither judged nor answered. One
+// to a session that crashed meanwhile is judged (a crash writes nothing)
+// but not answered: the crashed tab is gone.
 func (c *chaosRun) on409(ctx context.Context, u *chaosUser, s *chaosSession, held heldLease, r Result, slot *chaosSlot, pid int) {
+	u.mu.Lock()
+	own := s.gen != held.Gen || (s.state != sessLive && s.state != sessCrashed)
+	crashed := s.state == sessCrashed
+	u.mu.Unlock()
+	if own {
+		c.event("409s after the client's own leave or join")
+		return
+	}
 	v := classify409(held, r.Done, c.cfg.Tolerance)
 	c.event("409 " + string(v))
 	if v != late409 {
@@ -319,11 +351,9 @@ func (c *chaosRun) on409(ctx context.Context, u *chaosUser, s *chaosSession, hel
 		}
 		c.report(ctx, u, v)
 	}
-	u.mu.Lock()
-	if s.gen == held.Gen && s.state == sessLive {
-		s.state = sessJoining
+	if crashed {
+		return
 	}
-	u.mu.Unlock()
 	c.event("rejoins after 409")
 	c.joinSession(ctx, u, s.room, s.sid)
 }
@@ -331,6 +361,8 @@ func (c *chaosRun) on409(ctx context.Context, u *chaosUser, s *chaosSession, hel
 // leave leaves s, on up to four processes; the client gives up its claim
 // before it sends.
 func (c *chaosRun) leave(ctx context.Context, u *chaosUser, s *chaosSession) {
+	u.op.Lock()
+	defer u.op.Unlock()
 	u.mu.Lock()
 	gen := s.gen
 	live := s.state == sessLive
@@ -365,6 +397,8 @@ func (c *chaosRun) leave(ctx context.Context, u *chaosUser, s *chaosSession) {
 
 // crash stops u's live tabs in its room without leaving.
 func (c *chaosRun) crash(u *chaosUser) {
+	u.op.Lock()
+	defer u.op.Unlock()
 	u.mu.Lock()
 	n := 0
 	for _, sid := range u.tabs {
@@ -386,9 +420,11 @@ func (c *chaosRun) leaveAll(ctx context.Context, u *chaosUser) {
 	}
 }
 
-// runUser is one user's client: join, then a tick per heartbeat interval,
-// each heartbeating every live tab and, while churning, drawing an event.
-// When loop ends the user departs, by leave or by crash (half each).
+// runUser is one user's client: it joins, then heartbeats its live tabs
+// every interval in a loop of its own (heartbeatLoop), as each tab of a
+// real client does whatever else the page is doing, and, while churning,
+// draws an event every interval. When loop ends the user departs, by leave
+// or by crash (half each).
 func (c *chaosRun) runUser(ctx, loop context.Context, u *chaosUser) {
 	u.mu.Lock()
 	room, tabs := u.room, append([]string(nil), u.tabs...)
@@ -396,23 +432,17 @@ func (c *chaosRun) runUser(ctx, loop context.Context, u *chaosUser) {
 	for _, sid := range tabs {
 		c.joinSession(ctx, u, room, sid)
 	}
+	beating := make(chan struct{})
+	go func() { defer close(beating); c.heartbeatLoop(ctx, loop, u) }()
 	sleepCtx(loop, time.Duration(u.rng.Int64N(int64(c.cfg.Heartbeat))))
 	for loop.Err() == nil {
 		tick := time.Now()
-		for _, s := range u.liveTabs() {
-			c.heartbeat(ctx, u, s)
-		}
-		// A tab whose join (or rejoin after a 409) gave up tries again, as
-		// a client's heartbeat loop does after a failure.
-		for _, sid := range u.tabsWithout() {
-			c.event("joins retried next tick")
-			c.joinSession(ctx, u, u.currentRoom(), sid)
-		}
-		if c.churning.Load() && c.churnEvent(ctx, loop, u) {
-			continue
+		if c.churning.Load() {
+			c.churnEvent(ctx, loop, u)
 		}
 		sleepCtx(loop, c.cfg.Heartbeat-time.Since(tick))
 	}
+	<-beating
 	if u.idx%2 == 0 {
 		c.leaveAll(ctx, u)
 		c.event("drain leaves")
@@ -422,15 +452,33 @@ func (c *chaosRun) runUser(ctx, loop context.Context, u *chaosUser) {
 	}
 }
 
-// churnEvent draws this tick's event; it returns true if it took the tick
-// (the user was away and starts a fresh tick).
-func (c *chaosRun) churnEvent(ctx, loop context.Context, u *chaosUser) bool {
+// heartbeatLoop heartbeats u's live tabs every interval until loop ends,
+// the users spread over the interval. A tab whose join (or rejoin after a
+// 409) gave up joins again, as a client's heartbeat loop does after a
+// failure.
+func (c *chaosRun) heartbeatLoop(ctx, loop context.Context, u *chaosUser) {
+	sleepCtx(loop, c.cfg.Heartbeat*time.Duration(u.idx)/time.Duration(max(len(c.users), 1)))
+	for loop.Err() == nil {
+		tick := time.Now()
+		for _, s := range u.liveTabs() {
+			c.heartbeat(ctx, u, s)
+		}
+		for _, sid := range u.tabsWithout() {
+			c.event("joins retried next tick")
+			c.joinSession(ctx, u, u.currentRoom(), sid)
+		}
+		sleepCtx(loop, c.cfg.Heartbeat-time.Since(tick))
+	}
+}
+
+// churnEvent draws this tick's event.
+func (c *chaosRun) churnEvent(ctx, loop context.Context, u *chaosUser) {
 	cfg := c.cfg
 	x := u.rng.Float64()
 	switch {
 	case x < cfg.CrashProb:
 		if len(u.liveTabs()) == 0 {
-			return false
+			return
 		}
 		c.crash(u)
 		var away time.Duration
@@ -441,15 +489,13 @@ func (c *chaosRun) churnEvent(ctx, loop context.Context, u *chaosUser) bool {
 		}
 		sleepCtx(loop, away)
 		c.rejoin(ctx, loop, u)
-		return true
 	case x < cfg.CrashProb+cfg.LeaveProb:
 		if len(u.liveTabs()) == 0 {
-			return false
+			return
 		}
 		c.leaveAll(ctx, u)
 		sleepCtx(loop, 500*time.Millisecond+time.Duration(u.rng.Float64()*1.5*float64(cfg.Grace)))
 		c.rejoin(ctx, loop, u)
-		return true
 	case x < cfg.CrashProb+cfg.LeaveProb+cfg.TabToggleProb:
 		tabs := u.liveTabs()
 		switch len(tabs) {
@@ -470,17 +516,20 @@ func (c *chaosRun) churnEvent(ctx, loop context.Context, u *chaosUser) bool {
 			c.leave(ctx, u, tabs[1])
 		}
 	case x < cfg.CrashProb+cfg.LeaveProb+cfg.TabToggleProb+cfg.TabCrashProb:
+		u.op.Lock()
 		tabs := u.liveTabs()
 		if len(tabs) == 2 {
 			u.mu.Lock()
 			tabs[1].state = sessCrashed
 			u.tabs = u.tabs[:1]
 			u.mu.Unlock()
+		}
+		u.op.Unlock()
+		if len(tabs) == 2 {
 			u.note("crash: second tab %s", tabs[1].sid)
 			c.event("second tabs crashed")
 		}
 	}
-	return false
 }
 
 // rejoin brings u back after a crash or a leave with the same tab ids (a
