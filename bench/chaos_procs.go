@@ -35,10 +35,6 @@ const (
 	slotDown // killed, or being restarted
 )
 
-func (s slotState) String() string {
-	return [...]string{"up", "frozen", "down"}[s]
-}
-
 // chaosSlot is one port and the process currently behind it.
 type chaosSlot struct {
 	idx         int
