@@ -101,6 +101,9 @@ func (p *chaosProcs) launch(ctx context.Context, s *chaosSlot) error {
 		}
 		sleepCtx(ctx, 3*time.Second)
 	}
+	if err == nil {
+		err = ctx.Err() // interrupted before the first attempt
+	}
 	return fmt.Errorf("process %d (port %d): %w", s.idx, s.port, err)
 }
 
