@@ -210,7 +210,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 }
 
 // DefaultDatabase is the database the Firebase SDKs open when none is named.
-const DefaultDatabase = "(default)"
+const DefaultDatabase = httpapi.DefaultDatabase
 
 // databaseIDPattern is Firestore's rule for a named database: 4–63
 // characters, lowercase letters, digits and hyphens, starting with a letter
