@@ -212,10 +212,14 @@ func FromEnv(getenv func(string) string) (Config, error) {
 // DefaultDatabase is the database the Firebase SDKs open when none is named.
 const DefaultDatabase = httpapi.DefaultDatabase
 
-// databaseIDPattern is Firestore's rule for a named database: 4–63
+// DatabaseIDPattern is Firestore's rule for a named database: 4–63
 // characters, lowercase letters, digits and hyphens, starting with a letter
-// and not ending with a hyphen (terraform/variables.tf checks the same).
-var databaseIDPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{2,61}[a-z0-9]$`)
+// and not ending with a hyphen. terraform/variables.tf checks database_id
+// with the same pattern (a test there keeps them equal), so that a value
+// Terraform accepts never stops the functions at start-up.
+const DatabaseIDPattern = `^[a-z][a-z0-9-]{2,61}[a-z0-9]$`
+
+var databaseIDPattern = regexp.MustCompile(DatabaseIDPattern)
 
 // CheckDatabaseID refuses what Firestore would refuse as a database id. A
 // mistyped id must stop the server at start-up: the Go client would
