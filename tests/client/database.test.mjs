@@ -126,6 +126,24 @@ describe('the database handshake', () => {
     assert.deepEqual(rec.calls.map((c) => c.action), ['config']);
   });
 
+  test('a config request that fails fails the join, and the next join asks again', async () => {
+    let refused = 0;
+    const ada = await userWith((user) => ({
+      app: user.app,
+      firestoreEmulator: user.firestoreEmulator,
+      fetch: async (url, init) => {
+        if (new URL(url).pathname === '/v1/config' && refused++ === 0) throw new TypeError('fetch failed');
+        return fetch(url, init);
+      },
+    }));
+    const room = roomName('db-retry');
+    await assert.rejects(ada.client.join(room, { displayName: 'Ada' }), (err) => err instanceof RoomleaseError && err.code === 'network');
+    assert.equal(await roomDocExists(config, room), false, 'no join without knowing the database');
+    const a = await ada.client.join(room, { displayName: 'Ada' });
+    assert.equal(refused, 2, 'the second join asked for the config again');
+    await until('Ada sees herself', () => namesOf(a).join() === 'Ada', 10_000);
+  });
+
   test('a join reply naming another database (the server moved) gives the lease back and fails loudly', async () => {
     const ada = await userWith((user) => ({
       app: user.app,
