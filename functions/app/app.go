@@ -50,6 +50,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	store := firestoredb.New(client, cfg.Presence, time.Now)
 	apiOpts := httpapi.Options{
 		Store: store, Tokens: verifier, Settings: cfg.Presence,
+		ProjectID: cfg.ProjectID, Database: cfg.DatabaseID,
 		AllowedOrigins: cfg.AllowedOrigins, Logger: log, AppCheckMode: cfg.AppCheckMode,
 	}
 	// Off builds no App Check client at all: nothing fetches the key set,

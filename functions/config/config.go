@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -81,7 +82,7 @@ const (
 // FromEnv reads the settings through getenv (os.Getenv in production) and
 // returns every problem found, not just the first.
 func FromEnv(getenv func(string) string) (Config, error) {
-	c := Config{Presence: presence.DefaultSettings(), DatabaseID: "(default)", AllowedOrigins: []string{"*"},
+	c := Config{Presence: presence.DefaultSettings(), DatabaseID: DefaultDatabase, AllowedOrigins: []string{"*"},
 		Sweep: sweep.Config{DefaultMode: sweep.Enforce}, RevocationCheckEvery: auth.DefaultCheckEvery}
 	var errs []error
 
@@ -91,6 +92,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if v := getenv(EnvDatabase); v != "" {
 		c.DatabaseID = v
+		if err := CheckDatabaseID(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", EnvDatabase, err))
+		}
 	}
 	duration := func(name string, dst *time.Duration) {
 		v := getenv(name)
@@ -203,6 +207,30 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("roomlease configuration: %w", err)
 	}
 	return c, nil
+}
+
+// DefaultDatabase is the database the Firebase SDKs open when none is named.
+const DefaultDatabase = httpapi.DefaultDatabase
+
+// DatabaseIDPattern is Firestore's rule for a named database: 4–63
+// characters, lowercase letters, digits and hyphens, starting with a letter
+// and not ending with a hyphen. terraform/variables.tf checks database_id
+// with the same pattern (a test there keeps them equal), so that a value
+// Terraform accepts never stops the functions at start-up.
+const DatabaseIDPattern = `^[a-z][a-z0-9-]{2,61}[a-z0-9]$`
+
+var databaseIDPattern = regexp.MustCompile(DatabaseIDPattern)
+
+// CheckDatabaseID refuses what Firestore would refuse as a database id. A
+// mistyped id must stop the server at start-up: the Go client would
+// otherwise fail only at the first request, and the id is also what
+// clients are told to listen to (GET /v1/config, the join reply).
+func CheckDatabaseID(id string) error {
+	if id == DefaultDatabase || databaseIDPattern.MatchString(id) {
+		return nil
+	}
+	return fmt.Errorf("%q is not a Firestore database id: use %q or 4-63 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen",
+		id, DefaultDatabase)
 }
 
 func firstSet(getenv func(string) string, names ...string) string {

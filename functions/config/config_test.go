@@ -36,6 +36,14 @@ func TestFromEnv(t *testing.T) {
 			t.Fatalf("overrides: %+v", c)
 		}
 	})
+	t.Run("NamedDatabase", func(t *testing.T) {
+		for _, id := range []string{"roomlease", "(default)", "presence-eu-1"} {
+			c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvDatabase: id}))
+			if err != nil || c.DatabaseID != id {
+				t.Fatalf("%s=%q: database %q, err %v", config.EnvDatabase, id, c.DatabaseID, err)
+			}
+		}
+	})
 	t.Run("FreshnessBounds", func(t *testing.T) {
 		c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p"}))
 		if err != nil {
@@ -98,6 +106,9 @@ func TestFromEnv(t *testing.T) {
 		want string
 	}{
 		"ErrNoProject":                   {map[string]string{}, config.EnvProjectID + " is not set"},
+		"ErrDatabaseUppercase":           {map[string]string{config.EnvProjectID: "p", config.EnvDatabase: "RoomLease"}, config.EnvDatabase + `: "RoomLease" is not a Firestore database id`},
+		"ErrDatabaseTooShort":            {map[string]string{config.EnvProjectID: "p", config.EnvDatabase: "rl"}, config.EnvDatabase + `: "rl" is not a Firestore database id`},
+		"ErrDatabaseEndsWithHyphen":      {map[string]string{config.EnvProjectID: "p", config.EnvDatabase: "roomlease-"}, config.EnvDatabase + `: "roomlease-" is not a Firestore database id`},
 		"ErrBadDuration":                 {map[string]string{config.EnvProjectID: "p", config.EnvLease: "15"}, config.EnvLease + `="15" is not a duration`},
 		"ErrBadNumber":                   {map[string]string{config.EnvProjectID: "p", config.EnvMaxParticipants: "many"}, config.EnvMaxParticipants},
 		"ErrLeaseBelowTwoBeats":          {map[string]string{config.EnvProjectID: "p", config.EnvLease: "8s"}, "at least twice the heartbeat"},

@@ -71,6 +71,8 @@ func TestAPI_BadInputIsRefusedAndWritesNothing(t *testing.T) {
 		{"GET on join", "GET", "/v1/rooms/room-1/join", valid, ``, nil, 405, "method_not_allowed"},
 		{"DELETE a room", "DELETE", "/v1/rooms/room-1", valid, ``, nil, 405, "method_not_allowed"},
 		{"PUT healthz", "PUT", "/healthz", "", ``, nil, 405, "method_not_allowed"},
+		{"POST config", "POST", "/v1/config", valid, `{}`, nil, 405, "method_not_allowed"},
+		{"below config", "GET", "/v1/config/database", "", ``, nil, 404, "not_found"},
 		{"unknown action", "POST", "/v1/rooms/room-1/explode", valid, `{}`, nil, 404, "not_found"},
 		{"unknown path", "GET", "/v2/rooms", valid, ``, nil, 404, "not_found"},
 	}

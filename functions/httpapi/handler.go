@@ -31,10 +31,15 @@ const RequestTimeout = 20 * time.Second
 
 // Options configure a Handler.
 type Options struct {
-	Store          presence.Store
-	Tokens         TokenVerifier
-	Settings       presence.Settings // told to clients on join
-	AllowedOrigins []string          // CORS; "*" allows any origin
+	Store    presence.Store
+	Tokens   TokenVerifier
+	Settings presence.Settings // told to clients on join
+	// ProjectID and Database name the Firestore database the store uses:
+	// clients listen there, and learn it from GET /v1/config and the join
+	// reply. Database "" is "(default)".
+	ProjectID      string
+	Database       string
+	AllowedOrigins []string // CORS; "*" allows any origin
 	Logger         *slog.Logger
 	// AppCheckMode says what happens to requests without a valid App
 	// Check token (default off); AppCheck verifies tokens and is only
@@ -50,6 +55,8 @@ type Handler struct {
 	store    presence.Store
 	tokens   TokenVerifier
 	settings presence.Settings
+	project  string
+	database string
 	origins  map[string]bool
 	anyOrig  bool
 	log      *slog.Logger
@@ -63,7 +70,11 @@ type Handler struct {
 // enforce without an AppCheck verifier: a wiring mistake, not a request's.
 func New(o Options) *Handler {
 	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
+		project: o.ProjectID, database: o.Database,
 		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter}
+	if h.database == "" {
+		h.database = DefaultDatabase
+	}
 	if h.appCheckMode != "" && h.appCheckMode != AppCheckOff && h.appCheck == nil {
 		panic("httpapi: App Check mode " + string(h.appCheckMode) + " needs an AppCheck verifier")
 	}
@@ -118,6 +129,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		httpjson.Write(w, http.StatusOK, map[string]string{"status": "ok"})
+		return
+	case len(segments) == 2 && segments[0] == "v1" && segments[1] == "config":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.methodNotAllowed(w, r, http.MethodGet)
+			return
+		}
+		h.config(w)
 		return
 	case len(segments) >= 3 && len(segments) <= 4 && segments[0] == "v1" && segments[1] == "rooms":
 		action := ""

@@ -22,6 +22,9 @@ type joinResponse struct {
 	LeaseSeconds     float64 `json:"leaseSeconds"`
 	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
 	Revision         int64   `json:"revision"`
+	// Database is where this room's roster lives: a client that listens
+	// elsewhere sees an empty room (see config.go).
+	Database string `json:"database"`
 }
 
 func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
@@ -43,6 +46,7 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID, uid strin
 		LeaseSeconds:     h.settings.Lease.Seconds(),
 		HeartbeatSeconds: h.settings.Heartbeat.Seconds(),
 		Revision:         res.Revision,
+		Database:         h.database,
 	})
 	return nil
 }
