@@ -60,7 +60,7 @@ type Settings struct {
 	PolicyCache time.Duration
 }
 
-// DefaultSettings are the operating defaults of DESIGN.md.
+// DefaultSettings are the operating defaults (README, "Settings").
 func DefaultSettings() Settings {
 	return Settings{
 		Heartbeat:          5 * time.Second,
