@@ -96,7 +96,7 @@ func newVerifier(decode func(context.Context, string) (*fbauth.Token, error), lo
 // VerifyIDToken returns the uid of a valid token.
 //
 // Returns EUnauthenticated for a malformed, expired or foreign token, for a
-// token issued no later than the second its user's tokens were revoked,
+// token issued in a second before its user's tokens were revoked,
 // and for a user that is disabled or no longer exists; EUnavailable when
 // verification could not be completed (the key server, Firebase Auth or the
 // emulator unreachable, and no recent answer about the user to fall back

@@ -57,29 +57,31 @@ type userAnswer struct {
 	known     bool // a lookup has succeeded; the next four fields hold
 	exists    bool
 	disabled  bool
-	validFrom int64     // TokensValidAfterMillis: the revocation's second, in ms
+	validFrom int64     // TokensValidAfterMillis: validSince's second, in ms
 	checkedAt time.Time // of the last successful lookup
 	failedAt  time.Time // of the last failed lookup since, or zero
 }
 
 // judge refuses what the answer says must be refused.
 //
-// Firebase records a revocation to the second (validSince, in seconds) and
-// a token's issue time to the second too (iat). A token issued in the
-// revocation's own second may have been issued just before the revocation
-// or just after it; this check refuses it (iat ≤ validSince), where the
-// Admin SDK's own check accepts it (iat < validSince). Refusing is the side
-// that cannot leave a revoked token working for its remaining hour; the
-// price is that a user who signs in again within that same second is
-// refused until their client holds a token of a later second
-// (docs/clients.md).
+// Firebase records when a user's tokens became valid to the second
+// (validSince) and a token's issue time to the second too (iat). It sets
+// validSince not only on a revocation but also when the account is created
+// and when its password changes, to the second of the very token that call
+// returns. So a token is refused only when it was issued in an earlier
+// second (iat < validSince), which is exactly the Admin SDK's own rule:
+// refusing the same second as well would refuse the token a sign-up or a
+// password change has just handed out, for its whole hour. The price, the
+// same as with the Admin SDK: a token issued in a revocation's own second,
+// just before the revocation, keeps working (docs/operations.md, "Revoked
+// and disabled users", says how to close that second).
 func (a userAnswer) judge(issuedAt time.Time) error {
 	switch {
 	case !a.exists:
 		return presence.Errorf(presence.EUnauthenticated, "the user no longer exists")
 	case a.disabled:
 		return presence.Errorf(presence.EUnauthenticated, "the user account is disabled")
-	case a.validFrom > 0 && issuedAt.Unix()*1000 <= a.validFrom:
+	case a.validFrom > 0 && issuedAt.Unix()*1000 < a.validFrom:
 		return presence.Errorf(presence.EUnauthenticated, "the ID token was revoked; sign in again")
 	}
 	return nil
