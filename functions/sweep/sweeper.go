@@ -60,19 +60,24 @@ func SleepContext(ctx context.Context, d time.Duration) error {
 }
 
 // mode returns the mode in force: the operator's, else the default. An
-// unreadable or unknown operator setting falls back to the safest choice
-// that still keeps rosters right: observe.
+// unreadable operator setting, or one the sweeper does not understand (not
+// a string, not one of the three modes: a boolean typed into the console,
+// "", "Enforce"), falls back to the safest choice that still keeps rosters
+// right, observe, and is logged at WARNING on every pass until it is fixed.
+// It never falls back to the default: that may be enforce, and an operator
+// who wrote something there meant to change it.
 func (s *Sweeper) mode(ctx context.Context) (Mode, error) {
-	raw, err := s.store.CleanupMode(ctx)
+	set, err := s.store.CleanupMode(ctx)
 	if err != nil {
 		return Observe, err
 	}
-	if raw == "" {
+	if !set.Set {
 		return s.cfg.DefaultMode, nil
 	}
-	m, err := ParseMode(raw)
+	m, err := ParseSetting(set)
 	if err != nil {
-		s.log.WarnContext(ctx, "ignoring roomlease/config cleanupMode", "component", "sweeper", "error", err.Error())
+		s.log.WarnContext(ctx, "roomlease/config cleanupMode not understood; observing", "component", "sweeper",
+			"error", err.Error(), "mode", string(Observe))
 		return Observe, nil
 	}
 	return m, nil
