@@ -3,7 +3,6 @@ package sweep
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -92,7 +91,7 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	var r PassReport
 	fail := func(step string, err error) PassReport {
 		r.FailedSteps++
-		r.Err = fmt.Errorf("%s: %w", step, err)
+		r.Err = &stepError{step: step, err: err}
 		return r
 	}
 	// itemFailed records a failed step on one candidate (one session, one
@@ -105,12 +104,14 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	// then the pass stops and the run backs off.
 	itemFailed := func(step string, err error) bool {
 		r.FailedSteps++
-		failure := fmt.Errorf("%s: %w", step, err)
+		failure := &stepError{step: step, err: err}
 		if ctx.Err() != nil || r.FailedSteps >= maxItemFailures {
 			r.Err = failure
 			return true
 		}
 		r.ItemErr = failure
+		// The full error names the candidate's documents: this line, not
+		// the run's summary, is where it may appear (see failure.go).
 		s.log.WarnContext(ctx, "sweep step failed; went on with the next candidate", "component", "sweeper",
 			"error", failure.Error())
 		return false
@@ -277,6 +278,8 @@ func (s *Sweeper) Run(ctx context.Context) Summary {
 			// Fail closed and back off: 1 s, 2 s, 4 s … up to MaxBackoff.
 			backoff = min(max(2*backoff, time.Second), s.cfg.MaxBackoff)
 			wait = backoff
+			// The full error, which may name rooms and users, goes to
+			// this line only; the summary carries its redacted form.
 			s.log.WarnContext(ctx, "sweep pass failed; backing off", "component", "sweeper",
 				"error", p.Err.Error(), "backoffSeconds", wait.Seconds())
 		} else {
@@ -316,8 +319,10 @@ func (s *Sweeper) repair(ctx context.Context, sum *Summary) {
 		s.repairedThrough = rep.Through
 	}
 	if err != nil {
+		failure := &stepError{step: "re-checking rooms that may have emptied unnoticed", err: err}
 		sum.FailedSteps++
-		sum.LastError = err.Error()
+		sum.LastError = Redacted(failure)
+		s.log.WarnContext(ctx, "sweep repair failed", "component", "sweeper", "error", failure.Error())
 	}
 }
 
