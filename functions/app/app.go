@@ -42,7 +42,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	if err != nil {
 		return nil, fmt.Errorf("firestore client for project %q database %q: %w", cfg.ProjectID, cfg.DatabaseID, err)
 	}
-	verifier, err := auth.NewVerifier(ctx, cfg.ProjectID, auth.Options{CheckEvery: cfg.RevocationCheckEvery, Logger: log})
+	verifier, err := auth.NewVerifier(ctx, cfg.ProjectID, auth.Options{CheckEvery: cfg.RevocationCheckEvery, Logger: log,
+		LookupRate: cfg.AuthLookupRate, LookupBurst: cfg.AuthLookupBurst})
 	if err != nil {
 		client.Close()
 		return nil, err
@@ -60,6 +61,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	}
 	if cfg.RateLimited() {
 		if apiOpts.RateLimiter, err = ratelimit.New(cfg.RateLimit, time.Now); err != nil {
+			client.Close()
+			return nil, err
+		}
+	}
+	if cfg.IPRateLimited() {
+		if apiOpts.IPRateLimiter, err = ratelimit.New(cfg.IPRateLimit, time.Now); err != nil {
 			client.Close()
 			return nil, err
 		}

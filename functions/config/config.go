@@ -31,6 +31,13 @@ type Config struct {
 	// limits each user's requests per instance (Rate 0: no limit).
 	AppCheckMode httpapi.AppCheckMode
 	RateLimit    ratelimit.Config
+	// IPRateLimit limits each client address's requests per instance,
+	// before authentication (Rate 0: no limit). AuthLookupRate and
+	// AuthLookupBurst are each instance's budget of user lookups
+	// (auth.Options.LookupRate, LookupBurst).
+	IPRateLimit     ratelimit.Config
+	AuthLookupRate  float64
+	AuthLookupBurst int
 	// RevocationCheckEvery is how long a user's Firebase Auth record is
 	// trusted per instance: the bound on how long a disabled user or a
 	// revoked token keeps working (auth.Options.CheckEvery).

@@ -72,7 +72,13 @@ func (f *apiFixture) do(tb testing.TB, method, path, token string, body string, 
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	// Each header pair is set; an empty value removes the header (a body
+	// sent without Content-Type).
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)

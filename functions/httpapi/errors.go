@@ -3,7 +3,10 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/roomlease/roomlease/functions/httpjson"
 	"github.com/roomlease/roomlease/functions/presence"
@@ -16,7 +19,6 @@ const (
 	eTooLarge         = "payload_too_large"
 	eMediaType        = "unsupported_media_type"
 	eAppCheckFailed   = "app_check_failed" // App Check enforced, and the token is missing or not valid
-	eRateLimited      = "rate_limited"     // the user is over the per-instance request rate
 )
 
 // statusOf is the one table from error codes to HTTP statuses. A code that is
@@ -30,6 +32,7 @@ var statusOf = map[string]int{
 	presence.ERoomFull:        http.StatusConflict,
 	presence.ETooManySessions: http.StatusConflict,
 	presence.ETooManyRooms:    http.StatusConflict,
+	presence.ERateLimited:     http.StatusTooManyRequests,
 	presence.EUnavailable:     http.StatusServiceUnavailable,
 	presence.EInternal:        http.StatusInternalServerError,
 	eNotFound:                 http.StatusNotFound,
@@ -37,7 +40,6 @@ var statusOf = map[string]int{
 	eTooLarge:                 http.StatusRequestEntityTooLarge,
 	eMediaType:                http.StatusUnsupportedMediaType,
 	eAppCheckFailed:           http.StatusUnauthorized,
-	eRateLimited:              http.StatusTooManyRequests,
 }
 
 // writeError answers with err in the documented shape. Server faults are
@@ -49,6 +51,10 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		code, status = presence.EInternal, http.StatusInternalServerError
 	}
 	message := presence.ErrorMessage(err)
+	var e *presence.Error
+	if errors.As(err, &e) && e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(e.RetryAfter)))
+	}
 	// The caller hung up (a closing tab's last request): nobody reads the
 	// answer and nothing failed here, so it is not logged as a fault.
 	callerGone := errors.Is(r.Context().Err(), context.Canceled)
@@ -62,6 +68,10 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	httpjson.WriteError(w, status, code, message)
 }
+
+// retryAfterSeconds is a wait in Retry-After's whole seconds, rounded up and
+// at least 1: a client retrying after it finds what it waited for.
+func retryAfterSeconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seconds()))) }
 
 // errorf builds an HTTP-layer error; it travels as a *presence.Error so that
 // one writeError handles both.

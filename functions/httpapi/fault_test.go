@@ -62,6 +62,7 @@ func TestAPI_ServerFaultsAre5xxAndLogged(t *testing.T) {
 			Settings: presence.DefaultSettings(), Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 		req := httptest.NewRequest("POST", "/v1/rooms/r/join", strings.NewReader(`{"sessionId":"s"}`))
 		req.Header.Set("Authorization", "Bearer good")
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 

@@ -1,9 +1,8 @@
 // Package httpapi is roomlease's HTTP face: routing, the gates in front of
-// every room action (App Check, authentication, the per-user rate limit;
-// guards.go), strict decoding, and the one table that maps errors to
-// statuses. Handlers
-// are thin: decode, call the presence store (which validates the request),
-// encode.
+// every room action (the per-address rate limit, App Check, authentication,
+// the per-user rate limit; guards.go), strict decoding, and the one table
+// that maps errors to statuses. Handlers are thin: decode, call the presence
+// store (which validates the request), encode.
 package httpapi
 
 import (
@@ -48,6 +47,9 @@ type Options struct {
 	AppCheck     AppCheckVerifier
 	// RateLimiter, if set, limits each user's requests (per instance).
 	RateLimiter RateLimiter
+	// IPRateLimiter, if set, limits each client address's requests (per
+	// instance), before any other gate (see clientKey for the address).
+	IPRateLimiter RateLimiter
 }
 
 // Handler serves the client API.
@@ -64,6 +66,7 @@ type Handler struct {
 	appCheckMode AppCheckMode
 	appCheck     AppCheckVerifier
 	limiter      RateLimiter
+	ipLimiter    RateLimiter
 }
 
 // New returns the API handler. It panics if AppCheckMode is monitor or
@@ -71,7 +74,7 @@ type Handler struct {
 func New(o Options) *Handler {
 	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
 		project: o.ProjectID, database: o.Database,
-		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter}
+		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter}
 	if h.database == "" {
 		h.database = DefaultDatabase
 	}
@@ -163,9 +166,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), RequestTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)
-		// The order of the gates: App Check (which app), then the ID token
-		// (which user), then that user's rate. Each refuses before
-		// anything is read or written.
+		// The order of the gates: the client address's rate, App Check
+		// (which app), then the ID token (which user, which may cost a
+		// lookup at Firebase Auth), then that user's rate. Each refuses
+		// before anything is read or written.
+		if err := h.checkAddress(r, actionName(action)); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
 		if err := h.checkAppCheck(r, actionName(action)); err != nil {
 			if presence.ErrorCode(err) == eAppCheckFailed {
 				w.Header().Set("WWW-Authenticate", `Firebase-AppCheck realm="roomlease"`)
@@ -175,11 +183,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		uid, err := h.authenticate(r)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="roomlease"`)
+			// Only a 401 asks for credentials: a 429 from the lookup
+			// budget or a 503 is no reason to sign in again.
+			if presence.ErrorCode(err) == presence.EUnauthenticated {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="roomlease"`)
+			}
 			h.writeError(w, r, err)
 			return
 		}
-		if err := h.checkRate(w, r, uid, actionName(action)); err != nil {
+		if err := h.checkRate(r, uid, actionName(action)); err != nil {
 			h.writeError(w, r, err)
 			return
 		}

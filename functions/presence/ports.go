@@ -48,8 +48,9 @@ type Store interface {
 // a stale read, or two sweepers at once, change each thing at most once.
 // Every method returns EUnavailable when storage cannot be reached in time.
 type SweepStore interface {
-	// CleanupMode returns the operator's run-time mode, or "" if unset.
-	CleanupMode(ctx context.Context) (string, error)
+	// CleanupMode returns the operator's run-time mode as stored, whatever
+	// its type; Set is false when none is stored.
+	CleanupMode(ctx context.Context) (ModeSetting, error)
 	// ExpiredSessions lists up to limit sessions whose lease ended at or
 	// before now, the oldest deadline first.
 	ExpiredSessions(ctx context.Context, now time.Time, limit int) (Listing[ExpiryCandidate], error)
@@ -96,6 +97,20 @@ type SweepStore interface {
 	NextDeadline(ctx context.Context, unreportedOnly bool) (time.Time, error)
 	// WriteSweepStatus stores the latest run's summary for operators.
 	WriteSweepStatus(ctx context.Context, summary map[string]any) error
+}
+
+// ModeSetting is the cleanup mode an operator stored, as stored: what it
+// means is the sweeper's to decide, and a value it does not understand must
+// not fall back to the default (which may be enforce).
+type ModeSetting struct {
+	// Set is false when nothing is stored: no roomlease/config document,
+	// or no cleanupMode field in it.
+	Set bool
+	// Value is the stored string, when it is one.
+	Value string
+	// NotString names the stored value's type when it is not a string
+	// (a boolean typed into the console): "bool", "int64", "null".
+	NotString string
 }
 
 // Listing is what one of the sweeper's listings found: the candidates, and

@@ -3,7 +3,6 @@ package sweep
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -60,19 +59,24 @@ func SleepContext(ctx context.Context, d time.Duration) error {
 }
 
 // mode returns the mode in force: the operator's, else the default. An
-// unreadable or unknown operator setting falls back to the safest choice
-// that still keeps rosters right: observe.
+// unreadable operator setting, or one the sweeper does not understand (not
+// a string, not one of the three modes: a boolean typed into the console,
+// "", "Enforce"), falls back to the safest choice that still keeps rosters
+// right, observe, and is logged at WARNING on every pass until it is fixed.
+// It never falls back to the default: that may be enforce, and an operator
+// who wrote something there meant to change it.
 func (s *Sweeper) mode(ctx context.Context) (Mode, error) {
-	raw, err := s.store.CleanupMode(ctx)
+	set, err := s.store.CleanupMode(ctx)
 	if err != nil {
 		return Observe, err
 	}
-	if raw == "" {
+	if !set.Set {
 		return s.cfg.DefaultMode, nil
 	}
-	m, err := ParseMode(raw)
+	m, err := ParseSetting(set)
 	if err != nil {
-		s.log.WarnContext(ctx, "ignoring roomlease/config cleanupMode", "component", "sweeper", "error", err.Error())
+		s.log.WarnContext(ctx, "roomlease/config cleanupMode not understood; observing", "component", "sweeper",
+			"error", err.Error(), "mode", string(Observe))
 		return Observe, nil
 	}
 	return m, nil
@@ -87,7 +91,7 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	var r PassReport
 	fail := func(step string, err error) PassReport {
 		r.FailedSteps++
-		r.Err = fmt.Errorf("%s: %w", step, err)
+		r.Err = &stepError{step: step, err: err}
 		return r
 	}
 	// itemFailed records a failed step on one candidate (one session, one
@@ -100,12 +104,14 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	// then the pass stops and the run backs off.
 	itemFailed := func(step string, err error) bool {
 		r.FailedSteps++
-		failure := fmt.Errorf("%s: %w", step, err)
+		failure := &stepError{step: step, err: err}
 		if ctx.Err() != nil || r.FailedSteps >= maxItemFailures {
 			r.Err = failure
 			return true
 		}
 		r.ItemErr = failure
+		// The full error names the candidate's documents: this line, not
+		// the run's summary, is where it may appear (see failure.go).
 		s.log.WarnContext(ctx, "sweep step failed; went on with the next candidate", "component", "sweeper",
 			"error", failure.Error())
 		return false
@@ -276,6 +282,8 @@ func (s *Sweeper) Run(ctx context.Context) Summary {
 			// Fail closed and back off: 1 s, 2 s, 4 s … up to MaxBackoff.
 			backoff = min(max(2*backoff, time.Second), s.cfg.MaxBackoff)
 			wait = backoff
+			// The full error, which may name rooms and users, goes to
+			// this line only; the summary carries its redacted form.
 			s.log.WarnContext(ctx, "sweep pass failed; backing off", "component", "sweeper",
 				"error", p.Err.Error(), "backoffSeconds", wait.Seconds())
 		} else {
@@ -321,8 +329,10 @@ func (s *Sweeper) repair(ctx context.Context, sum *Summary) {
 		s.repairedThrough = rep.Through
 	}
 	if err != nil {
+		failure := &stepError{step: "re-checking rooms that may have emptied unnoticed", err: err}
 		sum.FailedSteps += max(rep.Failed, 1)
-		sum.LastError = err.Error()
+		sum.LastError = Redacted(failure)
+		s.log.WarnContext(ctx, "sweep repair failed", "component", "sweeper", "error", failure.Error())
 	}
 }
 
