@@ -162,9 +162,15 @@ func union(a, b map[string]string) map[string]bool {
 // left holds a live lease, and every roster entry counts exactly its
 // user's live sessions (at least one).
 func (m *model) settle(i int) {
+	// Every instance's clock moves to the latest any has had, so none
+	// steps back.
+	if d := m.latest().Sub(m.clock.Now()); d > 0 {
+		m.clock.Advance(d)
+	}
 	m.mu.Lock()
 	m.skews = [modelInstances]time.Duration{}
 	m.mu.Unlock()
+	m.logf("settle at %s", stamp(m.clock.Now()))
 	m.pass(i)
 	now := m.clock.Now()
 	w := m.read()

@@ -136,11 +136,12 @@ type model struct {
 	clock  *testclock.Clock
 	client *firestore.Client // for the checks
 
-	mu       sync.Mutex
-	skews    [modelInstances]time.Duration
-	stores   [modelInstances]*firestoredb.Store
-	sweepers [modelInstances]*sweep.Sweeper
-	clients  map[clientKey]*client
+	mu        sync.Mutex
+	skews     [modelInstances]time.Duration
+	highWater time.Time // see latest
+	stores    [modelInstances]*firestoredb.Store
+	sweepers  [modelInstances]*sweep.Sweeper
+	clients   map[clientKey]*client
 	// excluded users of each room's policy: their sessions may go at any
 	// pass, which is no false removal.
 	excluded map[string]string
@@ -202,16 +203,17 @@ func (m *model) logf(format string, args ...any) {
 	m.trace = append(m.trace, fmt.Sprintf(format, args...))
 }
 
-// latest is the latest now of any instance: a lease that ends after it is
-// live by every instance's judgement.
+// latest is the latest now any instance has had so far: a lease that ends
+// after it is live by every instance's judgement, then and before. (Skews
+// are redrawn, so one instance's clock may step back; the high-water mark
+// keeps what was already judged.)
 func (m *model) latest() time.Time {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.clock.Now()
 	for _, s := range m.skews {
-		t = maxTime(t, m.clock.Now().Add(s))
+		m.highWater = maxTime(m.highWater, m.clock.Now().Add(s))
 	}
-	return t
+	return m.highWater
 }
 
 func maxTime(a, b time.Time) time.Time {
