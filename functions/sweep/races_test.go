@@ -154,7 +154,7 @@ func TestSweep_CrashBetweenStepsThenRestart(t *testing.T) {
 	}
 }
 
-// Race 8, continued: two sweepers at once do each thing once and never
+// docs/races.md, "sweeper crash", continued: two sweepers at once do each thing once and never
 // remove a live session.
 func TestSweep_TwoSweepersAtOnce(t *testing.T) {
 	f := MustOpen(t)
