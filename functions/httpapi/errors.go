@@ -60,8 +60,8 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	callerGone := errors.Is(r.Context().Err(), context.Canceled)
 	if status >= 500 && !callerGone {
 		h.log.ErrorContext(r.Context(), "request failed",
-			"httpRequest", map[string]any{"requestMethod": r.Method, "requestUrl": r.URL.Path, "status": status},
-			"code", code, "error", err.Error())
+			append([]any{"httpRequest", map[string]any{"requestMethod": r.Method, "requestUrl": r.URL.Path, "status": status},
+				"code", code, "error", err.Error()}, timingOf(r)...)...)
 		if code == presence.EInternal {
 			message = "internal error"
 		}
@@ -76,3 +76,27 @@ func retryAfterSeconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seco
 // errorf builds an HTTP-layer error; it travels as a *presence.Error so that
 // one writeError handles both.
 func errorf(code, msg string) error { return &presence.Error{Code: code, Message: msg} }
+
+// requestTiming is when a room request started and when it had passed its
+// gates (address, App Check, token, rate), so that a request that fails
+// for want of time says where the time went: the gates (a slow Firebase
+// Auth lookup) or the store (whose error names its attempts).
+type requestTiming struct {
+	started, gatesDone time.Time
+}
+
+type timingKey struct{}
+
+// timingOf returns the log attributes of r's timing: elapsedMs, and
+// gatesMs once the gates were passed.
+func timingOf(r *http.Request) []any {
+	t, ok := r.Context().Value(timingKey{}).(*requestTiming)
+	if !ok {
+		return nil
+	}
+	attrs := []any{"elapsedMs", time.Since(t.started).Milliseconds()}
+	if !t.gatesDone.IsZero() {
+		attrs = append(attrs, "gatesMs", t.gatesDone.Sub(t.started).Milliseconds())
+	}
+	return attrs
+}

@@ -165,7 +165,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// client back off instead of hanging.
 		ctx, cancel := context.WithTimeout(r.Context(), RequestTimeout)
 		defer cancel()
-		r = r.WithContext(ctx)
+		timing := &requestTiming{started: time.Now()}
+		r = r.WithContext(context.WithValue(ctx, timingKey{}, timing))
 		// The order of the gates: the client address's rate, App Check
 		// (which app), then the ID token (which user, which may cost a
 		// lookup at Firebase Auth), then that user's rate. Each refuses
@@ -195,6 +196,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.writeError(w, r, err)
 			return
 		}
+		timing.gatesDone = time.Now()
 		if err := rt.serve(h, w, r, roomID, uid); err != nil {
 			h.writeError(w, r, err)
 		}
