@@ -112,7 +112,10 @@ func newVerifier(decode func(context.Context, string) (*fbauth.Token, error), lo
 	return &Verifier{decode: decode, users: newUserCheck(lookup, budget, o)}, nil
 }
 
-// VerifyIDToken returns the uid of a valid token.
+// VerifyIDToken returns the identity a valid token carries: its uid, and
+// the name and picture claims its issuer put in it (Firebase Auth copies a
+// user's displayName and photoURL there), which the API shows instead of
+// names a client asserts.
 //
 // Returns EUnauthenticated for a malformed, expired or foreign token, for a
 // token issued in a second before its user's tokens were revoked,
@@ -122,19 +125,21 @@ func newVerifier(decode func(context.Context, string) (*fbauth.Token, error), lo
 // verification could not be completed (the key server, Firebase Auth or the
 // emulator unreachable, and no recent answer about the user to fall back
 // on).
-func (v *Verifier) VerifyIDToken(ctx context.Context, idToken string) (string, error) {
+func (v *Verifier) VerifyIDToken(ctx context.Context, idToken string) (presence.Identity, error) {
 	tok, err := v.decode(ctx, idToken)
 	switch {
 	case err == nil:
 	case fbauth.IsIDTokenExpired(err):
-		return "", presence.Errorf(presence.EUnauthenticated, "the ID token has expired; refresh it")
+		return presence.Identity{}, presence.Errorf(presence.EUnauthenticated, "the ID token has expired; refresh it")
 	case fbauth.IsIDTokenInvalid(err), fbauth.IsUserNotFound(err), fbauth.IsUserDisabled(err):
-		return "", presence.Errorf(presence.EUnauthenticated, "the ID token is not valid for this project")
+		return presence.Identity{}, presence.Errorf(presence.EUnauthenticated, "the ID token is not valid for this project")
 	default:
-		return "", fmt.Errorf("verifying ID token: %w: %w", presence.Errorf(presence.EUnavailable, "could not verify the ID token; retry"), err)
+		return presence.Identity{}, fmt.Errorf("verifying ID token: %w: %w", presence.Errorf(presence.EUnavailable, "could not verify the ID token; retry"), err)
 	}
 	if err := v.users.check(ctx, tok.UID, time.Unix(tok.IssuedAt, 0)); err != nil {
-		return "", err
+		return presence.Identity{}, err
 	}
-	return tok.UID, nil
+	name, _ := tok.Claims["name"].(string)
+	picture, _ := tok.Claims["picture"].(string)
+	return presence.Identity{UID: tok.UID, Name: name, Picture: picture}, nil
 }

@@ -103,7 +103,8 @@ func (f *fixture) issuedAt(uid string, sec int64) string {
 }
 
 func (f *fixture) verify(token string) (string, error) {
-	return f.v.VerifyIDToken(context.Background(), token)
+	who, err := f.v.VerifyIDToken(context.Background(), token)
+	return who.UID, err
 }
 
 func wantCode(t *testing.T, err error, code string) {

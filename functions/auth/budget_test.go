@@ -78,8 +78,8 @@ func TestVerifier_LookupBudget(t *testing.T) {
 	f := newBudgetFixture(t, 0.01, 4)
 	known := func(when string) {
 		t.Helper()
-		if uid, err := f.v.VerifyIDToken(context.Background(), "ada"); err != nil || uid != "ada" {
-			t.Fatalf("%s: the known user got %q, %v", when, uid, err)
+		if who, err := f.v.VerifyIDToken(context.Background(), "ada"); err != nil || who.UID != "ada" {
+			t.Fatalf("%s: the known user got %q, %v", when, who.UID, err)
 		}
 	}
 	known("first request") // a lookup: 3 left

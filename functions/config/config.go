@@ -42,6 +42,9 @@ type Config struct {
 	// trusted per instance: the bound on how long a disabled user or a
 	// revoked token keeps working (auth.Options.CheckEvery).
 	RevocationCheckEvery time.Duration
+	// AllowClientNames lets a client's displayName win over its ID token's
+	// name (ROOMLEASE_CLIENT_NAMES=allow; default identity).
+	AllowClientNames bool
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -78,6 +81,9 @@ const (
 	// user or a changed room policy may go unnoticed by an instance.
 	EnvRevocationCheckEvery = "ROOMLEASE_REVOCATION_CHECK_EVERY"
 	EnvPolicyCache          = "ROOMLEASE_POLICY_CACHE"
+	// EnvClientNames is identity (the ID token's name wins) or allow (the
+	// client's displayName wins).
+	EnvClientNames = "ROOMLEASE_CLIENT_NAMES"
 )
 
 // The per-user caps (abuse limits), also in the README's settings table.
@@ -138,6 +144,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	case getenv(EnvSweepInterval) != "":
 		duration(EnvSweepInterval, &c.Sweep.MaxWait)
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%s is deprecated; rename it %s", EnvSweepInterval, EnvSweepMaxPause))
+	}
+	switch v := getenv(EnvClientNames); v {
+	case "", "identity":
+	case "allow":
+		c.AllowClientNames = true
+	default:
+		errs = append(errs, fmt.Errorf("%s=%q: use identity (the ID token's name is shown) or allow (the client's displayName is)", EnvClientNames, v))
 	}
 	if v := getenv(EnvArchiveReceipts); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -86,6 +86,18 @@ func TestFromEnv(t *testing.T) {
 			})
 		}
 	})
+	t.Run("ClientNames", func(t *testing.T) {
+		for v, want := range map[string]bool{"": false, "identity": false, "allow": true} {
+			c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvClientNames: v}))
+			if err != nil || c.AllowClientNames != want {
+				t.Fatalf("%s=%q: allow %v, %v; want %v", config.EnvClientNames, v, c.AllowClientNames, err, want)
+			}
+		}
+		if _, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvClientNames: "yes"})); err == nil ||
+			!strings.Contains(err.Error(), config.EnvClientNames) {
+			t.Fatalf("an unknown value: %v, want an error naming %s", err, config.EnvClientNames)
+		}
+	})
 	t.Run("EmulatorVariablesOnCloudRun", func(t *testing.T) {
 		onCloudRun := map[string]string{config.EnvProjectID: "p", "K_SERVICE": "roomlease-presence", "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:9099"}
 		_, err := config.FromEnv(env(onCloudRun))

@@ -108,18 +108,19 @@ type participantRecord struct {
 	RoomID        string    `firestore:"roomId"`
 	ParticipantID string    `firestore:"participantId"`
 	DisplayName   string    `firestore:"displayName"`
+	PhotoURL      string    `firestore:"photoURL,omitempty"`
 	JoinedAt      time.Time `firestore:"joinedAt"`
 	SessionCount  int64     `firestore:"sessionCount"`
 	ExpireAt      time.Time `firestore:"expireAt"`
 }
 
 func participantToRecord(p presence.Participant) participantRecord {
-	return participantRecord{RoomID: p.RoomID, ParticipantID: p.ID, DisplayName: p.DisplayName,
+	return participantRecord{RoomID: p.RoomID, ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL,
 		JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt}
 }
 
 func (rec participantRecord) participant(roomID, id string) presence.Participant {
-	return presence.Participant{RoomID: roomID, ID: id, DisplayName: rec.DisplayName,
+	return presence.Participant{RoomID: roomID, ID: id, DisplayName: rec.DisplayName, PhotoURL: rec.PhotoURL,
 		JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt}
 }
 

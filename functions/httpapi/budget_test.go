@@ -10,6 +10,7 @@ import (
 
 	"github.com/roomlease/roomlease/functions/auth"
 	"github.com/roomlease/roomlease/functions/httpapi"
+	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/functions/ratelimit"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 	"github.com/roomlease/roomlease/internal/testclock"
@@ -74,7 +75,7 @@ type countingTokens struct {
 	calls atomic.Int32
 }
 
-func (c *countingTokens) VerifyIDToken(ctx context.Context, token string) (string, error) {
+func (c *countingTokens) VerifyIDToken(ctx context.Context, token string) (presence.Identity, error) {
 	c.calls.Add(1)
 	return c.TokenVerifier.VerifyIDToken(ctx, token)
 }

@@ -47,11 +47,11 @@ func (b brokenPresence) MarkRead(context.Context, presence.ReceiptRequest) (int6
 
 type staticTokens struct{}
 
-func (staticTokens) VerifyIDToken(_ context.Context, tok string) (string, error) {
+func (staticTokens) VerifyIDToken(_ context.Context, tok string) (presence.Identity, error) {
 	if tok == "good" {
-		return "alice", nil
+		return presence.Identity{UID: "alice"}, nil
 	}
-	return "", presence.Errorf(presence.EUnauthenticated, "bad token")
+	return presence.Identity{}, presence.Errorf(presence.EUnauthenticated, "bad token")
 }
 
 // A server fault is a 500 in the documented shape and a log line; the client
@@ -96,8 +96,8 @@ func TestAPI_UnavailableIs503(t *testing.T) {
 
 type unavailableTokens struct{}
 
-func (unavailableTokens) VerifyIDToken(context.Context, string) (string, error) {
-	return "", presence.Errorf(presence.EUnavailable, "could not verify the ID token; retry")
+func (unavailableTokens) VerifyIDToken(context.Context, string) (presence.Identity, error) {
+	return presence.Identity{}, presence.Errorf(presence.EUnavailable, "could not verify the ID token; retry")
 }
 
 // A request that fails for want of time says where the time went: the log

@@ -137,7 +137,9 @@ func (acceptAll) MarkRead(_ context.Context, r presence.ReceiptRequest) (int64, 
 
 type anyToken struct{}
 
-func (anyToken) VerifyIDToken(context.Context, string) (string, error) { return "uid-1", nil }
+func (anyToken) VerifyIDToken(context.Context, string) (presence.Identity, error) {
+	return presence.Identity{UID: "uid-1"}, nil
+}
 
 // FuzzRequest: no path, method or body makes the API answer with a server
 // error or anything but the documented JSON shapes.

@@ -22,7 +22,7 @@ import (
 // TokenVerifier turns a Firebase ID token into a uid. It returns
 // EUnauthenticated for tokens that are not valid.
 type TokenVerifier interface {
-	VerifyIDToken(ctx context.Context, idToken string) (string, error)
+	VerifyIDToken(ctx context.Context, idToken string) (presence.Identity, error)
 }
 
 // RequestTimeout bounds the work done for one request.
@@ -50,6 +50,10 @@ type Options struct {
 	// IPRateLimiter, if set, limits each client address's requests (per
 	// instance), before any other gate (see clientKey for the address).
 	IPRateLimiter RateLimiter
+	// AllowClientNames lets a client's displayName win over the name its
+	// ID token carries (ROOMLEASE_CLIENT_NAMES=allow); by default the
+	// token's name is shown (presence.ShownName).
+	AllowClientNames bool
 }
 
 // Handler serves the client API.
@@ -67,6 +71,8 @@ type Handler struct {
 	appCheck     AppCheckVerifier
 	limiter      RateLimiter
 	ipLimiter    RateLimiter
+
+	allowClientNames bool
 }
 
 // New returns the API handler. It panics if AppCheckMode is monitor or
@@ -74,7 +80,8 @@ type Handler struct {
 func New(o Options) *Handler {
 	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
 		project: o.ProjectID, database: o.Database,
-		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter}
+		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
+		allowClientNames: o.AllowClientNames}
 	if h.database == "" {
 		h.database = DefaultDatabase
 	}
@@ -96,7 +103,7 @@ func New(o Options) *Handler {
 // route is one endpoint: the handler for a room action.
 type route struct {
 	method string
-	serve  func(h *Handler, w http.ResponseWriter, r *http.Request, roomID, uid string) error
+	serve  func(h *Handler, w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error
 }
 
 var roomActions = map[string]route{
@@ -182,7 +189,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.writeError(w, r, err)
 			return
 		}
-		uid, err := h.authenticate(r)
+		who, err := h.authenticate(r)
 		if err != nil {
 			// Only a 401 asks for credentials: a 429 from the lookup
 			// budget or a 503 is no reason to sign in again.
@@ -192,12 +199,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.writeError(w, r, err)
 			return
 		}
-		if err := h.checkRate(r, uid, actionName(action)); err != nil {
+		if err := h.checkRate(r, who.UID, actionName(action)); err != nil {
 			h.writeError(w, r, err)
 			return
 		}
 		timing.gatesDone = time.Now()
-		if err := rt.serve(h, w, r, roomID, uid); err != nil {
+		if err := rt.serve(h, w, r, roomID, who); err != nil {
 			h.writeError(w, r, err)
 		}
 		return
@@ -219,15 +226,16 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, allow
 	h.writeError(w, r, errorf(eMethodNotAllowed, r.Method+" is not allowed here; use "+allow))
 }
 
-// authenticate returns the caller's uid from "Authorization: Bearer <token>".
-func (h *Handler) authenticate(r *http.Request) (string, error) {
+// authenticate returns the caller's identity from "Authorization: Bearer
+// <token>": the uid, and the name and picture the token carries.
+func (h *Handler) authenticate(r *http.Request) (presence.Identity, error) {
 	header := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(header, " ")
 	if header == "" {
-		return "", errorf(presence.EUnauthenticated, "an Authorization: Bearer <Firebase ID token> header is required")
+		return presence.Identity{}, errorf(presence.EUnauthenticated, "an Authorization: Bearer <Firebase ID token> header is required")
 	}
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return "", errorf(presence.EUnauthenticated, "the Authorization header must be \"Bearer <Firebase ID token>\"")
+		return presence.Identity{}, errorf(presence.EUnauthenticated, "the Authorization header must be \"Bearer <Firebase ID token>\"")
 	}
 	return h.tokens.VerifyIDToken(r.Context(), strings.TrimSpace(token))
 }

@@ -27,15 +27,21 @@ type joinResponse struct {
 	Database string `json:"database"`
 }
 
-func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	uid := who.UID
 	var body joinRequest
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID}}
+	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID},
+		PhotoURL: presence.ShownPhoto(who)}
+	var sent string
 	if body.DisplayName != nil {
-		req.DisplayName, req.HasDisplayName = *body.DisplayName, true
+		sent = *body.DisplayName
 	}
+	// The token's name, when it has one, wins over the client's (see
+	// presence.ShownName): nobody shows up under another user's name.
+	req.DisplayName, req.HasDisplayName = presence.ShownName(who, sent, body.DisplayName != nil, h.allowClientNames)
 	res, err := h.store.Join(r.Context(), req)
 	if err != nil {
 		return err
@@ -67,7 +73,8 @@ func (h *Handler) sessionRef(r *http.Request, roomID, uid string) (presence.Sess
 		Generation: body.Generation}, nil
 }
 
-func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	uid := who.UID
 	ref, err := h.sessionRef(r, roomID, uid)
 	if err != nil {
 		return err
@@ -80,7 +87,8 @@ func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID, uid 
 	return nil
 }
 
-func (h *Handler) leave(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+func (h *Handler) leave(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	uid := who.UID
 	ref, err := h.sessionRef(r, roomID, uid)
 	if err != nil {
 		return err
@@ -106,6 +114,7 @@ type leaveResponse struct {
 type rosterEntry struct {
 	ParticipantID string `json:"participantId"`
 	DisplayName   string `json:"displayName"`
+	PhotoURL      string `json:"photoURL,omitempty"`
 	SessionCount  int    `json:"sessionCount"`
 	JoinedAt      string `json:"joinedAt"`
 }
@@ -117,7 +126,8 @@ type roomResponse struct {
 	Participants []rosterEntry `json:"participants"`
 }
 
-func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	uid := who.UID
 	roster, err := h.store.Roster(r.Context(), presence.RosterRequest{RoomID: roomID, CallerID: uid})
 	if err != nil {
 		return err
@@ -126,7 +136,8 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID, uid strin
 		Participants: make([]rosterEntry, 0, len(roster.Participants))}
 	for _, p := range roster.Participants {
 		resp.Participants = append(resp.Participants, rosterEntry{
-			ParticipantID: p.ID, DisplayName: p.DisplayName, SessionCount: p.SessionCount, JoinedAt: formatTime(p.JoinedAt)})
+			ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL, SessionCount: p.SessionCount,
+			JoinedAt: formatTime(p.JoinedAt)})
 	}
 	httpjson.Write(w, http.StatusOK, resp)
 	return nil

@@ -114,13 +114,18 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 		if st.Entries >= s.roomCap(st.Policy) {
 			return JoinPlan{}, Errorf(ERoomFull, "the room has reached its limit of %d participants", s.roomCap(st.Policy))
 		}
-		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName, JoinedAt: now}
+		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName,
+			PhotoURL: req.PhotoURL, JoinedAt: now}
 		p.WriteParticipant = true
 		p.UserRooms = userRooms
 	} else {
 		p.Participant = *st.Participant
 		if req.HasDisplayName && req.DisplayName != p.Participant.DisplayName {
 			p.Participant.DisplayName = req.DisplayName
+			p.WriteParticipant = true
+		}
+		if req.PhotoURL != p.Participant.PhotoURL {
+			p.Participant.PhotoURL = req.PhotoURL
 			p.WriteParticipant = true
 		}
 	}

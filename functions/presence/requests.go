@@ -30,6 +30,9 @@ type JoinRequest struct {
 	// name keeps the one on the roster.
 	DisplayName    string
 	HasDisplayName bool
+	// PhotoURL is the picture the caller's token carries (ShownPhoto),
+	// empty when it has none; the roster entry always takes it.
+	PhotoURL string
 }
 
 // Validate returns EInvalid for a bad id or display name.

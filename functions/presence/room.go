@@ -55,6 +55,7 @@ type Participant struct {
 	RoomID      string
 	ID          string // the user's uid
 	DisplayName string
+	PhotoURL    string // from the user's ID token; empty when it has none
 	JoinedAt    time.Time
 	// SessionCount is how many of the user's sessions (tabs, app instances)
 	// held a live lease at the last visible change. It is recounted from the

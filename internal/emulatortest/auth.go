@@ -51,9 +51,35 @@ func ChangePassword(tb testing.TB, idToken, password string) User {
 	return identityToolkit(tb, "accounts:update", map[string]any{"idToken": idToken, "password": password, "returnSecureToken": true})
 }
 
+// SignUpWithProfile creates an email and password account with a display
+// name and photo URL, as createUserWithEmailAndPassword and updateProfile
+// would, then signs in again, and returns a token that carries them as its
+// name and picture claims.
+func SignUpWithProfile(tb testing.TB, email, password, displayName, photoURL string) User {
+	tb.Helper()
+	u := SignUpWithEmail(tb, email, password)
+	call(tb, "accounts:update", map[string]any{"idToken": u.IDToken, "displayName": displayName, "photoUrl": photoURL}, nil)
+	return identityToolkit(tb, "accounts:signInWithPassword", map[string]any{"email": email, "password": password, "returnSecureToken": true})
+}
+
 // identityToolkit calls an Identity Toolkit method of the Auth emulator that
 // answers with an account and a fresh ID token.
 func identityToolkit(tb testing.TB, method string, body map[string]any) User {
+	tb.Helper()
+	var out struct {
+		LocalID string `json:"localId"`
+		IDToken string `json:"idToken"`
+	}
+	call(tb, method, body, &out)
+	if out.IDToken == "" {
+		tb.Fatalf("%s in the Auth emulator: no ID token in the answer", method)
+	}
+	return User{UID: out.LocalID, IDToken: out.IDToken}
+}
+
+// call calls an Identity Toolkit method of the Auth emulator and decodes
+// its answer into out (when not nil).
+func call(tb testing.TB, method string, body map[string]any, out any) {
 	tb.Helper()
 	url := fmt.Sprintf("http://%s/identitytoolkit.googleapis.com/v1/%s?key=fake-api-key", AuthHost(tb), method)
 	raw, err := json.Marshal(body)
@@ -65,14 +91,14 @@ func identityToolkit(tb testing.TB, method string, body map[string]any) User {
 		tb.Fatalf("%s in the Auth emulator: %v", method, err)
 	}
 	defer resp.Body.Close()
-	var out struct {
-		LocalID string `json:"localId"`
-		IDToken string `json:"idToken"`
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("%s in the Auth emulator: status %s", method, resp.Status)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK || out.IDToken == "" {
-		tb.Fatalf("%s in the Auth emulator: status %s, err %v", method, resp.Status, err)
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			tb.Fatalf("%s in the Auth emulator: %v", method, err)
+		}
 	}
-	return User{UID: out.LocalID, IDToken: out.IDToken}
 }
 
 // IssuedAt returns the iat claim of an ID token (the second it was issued),
