@@ -71,6 +71,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 			return nil, err
 		}
 	}
+	if cfg.StateRateLimit.Rate > 0 {
+		if apiOpts.StateRateLimiter, err = ratelimit.New(cfg.StateRateLimit, time.Now); err != nil {
+			client.Close()
+			return nil, err
+		}
+	}
 	api := httpapi.New(apiOpts)
 	sweeper, err := sweep.New(store, cfg.Sweep, time.Now, sweep.SleepContext, log)
 	if err != nil {

@@ -35,7 +35,10 @@ type Config struct {
 	// before authentication (Rate 0: no limit). AuthLookupRate and
 	// AuthLookupBurst are each instance's budget of user lookups
 	// (auth.Options.LookupRate, LookupBurst).
-	IPRateLimit     ratelimit.Config
+	IPRateLimit ratelimit.Config
+	// StateRateLimit limits each user's state updates per instance (Rate
+	// 0: no limit beyond RateLimit).
+	StateRateLimit  ratelimit.Config
 	AuthLookupRate  float64
 	AuthLookupBurst int
 	// RevocationCheckEvery is how long a user's Firebase Auth record is
@@ -90,6 +93,8 @@ const (
 const (
 	EnvMaxSessionsPerUser = "ROOMLEASE_MAX_SESSIONS_PER_USER"
 	EnvMaxRoomsPerUser    = "ROOMLEASE_MAX_ROOMS_PER_USER"
+	// EnvMaxStateBytes bounds a participant's state as JSON.
+	EnvMaxStateBytes = "ROOMLEASE_MAX_STATE_BYTES"
 )
 
 // FromEnv reads the settings through getenv (os.Getenv in production) and
@@ -198,6 +203,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	atLeastOne(EnvMaxSessionsPerUser, &c.Presence.MaxSessionsPerUser)
 	atLeastOne(EnvMaxRoomsPerUser, &c.Presence.MaxRoomsPerUser)
+	whole(EnvMaxStateBytes, &c.Presence.MaxStateBytes)
 	if v := getenv(EnvAllowedOrigins); v != "" {
 		c.AllowedOrigins = nil
 		for _, o := range strings.Split(v, ",") {

@@ -22,6 +22,21 @@ const (
 	EnvIPRateBurst     = "ROOMLEASE_IP_RATE_BURST"
 	EnvAuthLookupRate  = "ROOMLEASE_AUTH_LOOKUP_RATE"
 	EnvAuthLookupBurst = "ROOMLEASE_AUTH_LOOKUP_BURST"
+	// EnvStateRateLimit and EnvStateRateBurst limit each user's state
+	// updates, per instance.
+	EnvStateRateLimit = "ROOMLEASE_STATE_RATE_LIMIT"
+	EnvStateRateBurst = "ROOMLEASE_STATE_RATE_BURST"
+)
+
+// Defaults of the state updates' limit, per user and per instance. Every
+// state change is read by every listener in the room: in a room of 1 000
+// whose members each changed state once a second, listeners would read a
+// million documents a second. One a second with a burst of five lets a UI
+// set a status, a colour and what the user looks at in one go, and holds a
+// script that streams state to a few updates a second per instance.
+const (
+	DefaultStateRateLimit = 1.0
+	DefaultStateRateBurst = 5
 )
 
 // Defaults of the rate limit, per user and per instance. A normal client
@@ -100,12 +115,20 @@ func readGuards(getenv func(string) string, c *Config) []error {
 	c.IPRateLimit = ratelimit.Config{Rate: DefaultIPRateLimit, Burst: DefaultIPRateBurst, MaxKeys: IPRateLimitMaxKeys}
 	rate(EnvIPRateLimit, &c.IPRateLimit.Rate, "requests", true)
 	burst(EnvIPRateBurst, &c.IPRateLimit.Burst)
+	c.StateRateLimit = ratelimit.Config{Rate: DefaultStateRateLimit, Burst: DefaultStateRateBurst, MaxKeys: RateLimitMaxKeys}
+	rate(EnvStateRateLimit, &c.StateRateLimit.Rate, "state updates", true)
+	burst(EnvStateRateBurst, &c.StateRateLimit.Burst)
 	c.AuthLookupRate, c.AuthLookupBurst = auth.DefaultLookupRate, auth.DefaultLookupBurst
 	rate(EnvAuthLookupRate, &c.AuthLookupRate, "lookups", false)
 	burst(EnvAuthLookupBurst, &c.AuthLookupBurst)
 	if len(errs) == 0 && c.RateLimited() {
 		if err := c.RateLimit.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("%s, %s: %w", EnvRateLimit, EnvRateBurst, err))
+		}
+	}
+	if len(errs) == 0 && c.StateRateLimit.Rate > 0 {
+		if err := c.StateRateLimit.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("%s, %s: %w", EnvStateRateLimit, EnvStateRateBurst, err))
 		}
 	}
 	if len(errs) == 0 && c.IPRateLimited() {

@@ -109,19 +109,26 @@ type participantRecord struct {
 	ParticipantID string    `firestore:"participantId"`
 	DisplayName   string    `firestore:"displayName"`
 	PhotoURL      string    `firestore:"photoURL,omitempty"`
+	// State is always written, {} when none was set, so that listeners
+	// read an object.
+	State map[string]any `firestore:"state"`
 	JoinedAt      time.Time `firestore:"joinedAt"`
 	SessionCount  int64     `firestore:"sessionCount"`
 	ExpireAt      time.Time `firestore:"expireAt"`
 }
 
 func participantToRecord(p presence.Participant) participantRecord {
+	state := map[string]any(p.State)
+	if state == nil {
+		state = map[string]any{}
+	}
 	return participantRecord{RoomID: p.RoomID, ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL,
-		JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt}
+		State: state, JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt}
 }
 
 func (rec participantRecord) participant(roomID, id string) presence.Participant {
 	return presence.Participant{RoomID: roomID, ID: id, DisplayName: rec.DisplayName, PhotoURL: rec.PhotoURL,
-		JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt}
+		State: rec.State, JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt}
 }
 
 func decodeParticipant(snap *firestore.DocumentSnapshot, roomID, uid string) (*presence.Participant, error) {

@@ -32,7 +32,7 @@ func decodeBody(r *http.Request, dst any) error {
 		}
 	}
 	if len(body) > MaxBodyBytes {
-		return errorf(eTooLarge, "the body is larger than 4 KiB")
+		return errorf(presence.ETooLarge, "the body is larger than 4 KiB")
 	}
 	return decodeJSON(body, dst)
 }

@@ -16,7 +16,6 @@ import (
 const (
 	eNotFound         = "not_found"
 	eMethodNotAllowed = "method_not_allowed"
-	eTooLarge         = "payload_too_large"
 	eMediaType        = "unsupported_media_type"
 	eAppCheckFailed   = "app_check_failed" // App Check enforced, and the token is missing or not valid
 )
@@ -37,7 +36,7 @@ var statusOf = map[string]int{
 	presence.EInternal:        http.StatusInternalServerError,
 	eNotFound:                 http.StatusNotFound,
 	eMethodNotAllowed:         http.StatusMethodNotAllowed,
-	eTooLarge:                 http.StatusRequestEntityTooLarge,
+	presence.ETooLarge:        http.StatusRequestEntityTooLarge,
 	eMediaType:                http.StatusUnsupportedMediaType,
 	eAppCheckFailed:           http.StatusUnauthorized,
 }

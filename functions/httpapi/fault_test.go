@@ -41,6 +41,9 @@ func (b brokenPresence) Roster(context.Context, presence.RosterRequest) (presenc
 }
 
 func (b brokenPresence) SetTyping(context.Context, presence.SessionRef, bool) error { return b.fail() }
+func (b brokenPresence) SetState(context.Context, presence.StateRequest) (presence.StateResult, error) {
+	return presence.StateResult{}, b.fail()
+}
 func (b brokenPresence) MarkRead(context.Context, presence.ReceiptRequest) (int64, error) {
 	return 0, b.fail()
 }

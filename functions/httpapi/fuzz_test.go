@@ -131,6 +131,9 @@ func (acceptAll) Roster(_ context.Context, r presence.RosterRequest) (presence.R
 func (acceptAll) SetTyping(_ context.Context, r presence.SessionRef, _ bool) error {
 	return r.Validate()
 }
+func (acceptAll) SetState(_ context.Context, r presence.StateRequest) (presence.StateResult, error) {
+	return presence.StateResult{State: r.State}, r.Validate()
+}
 func (acceptAll) MarkRead(_ context.Context, r presence.ReceiptRequest) (int64, error) {
 	return r.LastReadSeq, r.Validate()
 }

@@ -122,6 +122,16 @@ func (h *Handler) checkRate(r *http.Request, uid, action string) error {
 	return h.limit(r, h.limiter, uid, action, "this user")
 }
 
+// checkStateRate takes one state update from the user's allowance for
+// them: a state change costs a read for every listener in the room, so it
+// has a budget of its own, well below the requests' (see Options).
+func (h *Handler) checkStateRate(r *http.Request, uid string) error {
+	if h.stateLimiter == nil {
+		return nil
+	}
+	return h.limit(r, h.stateLimiter, uid, "state", "this user's state updates")
+}
+
 // checkAddress takes one request from the client address's allowance. It is
 // the first gate, before App Check and the ID token: a limit keyed by uid
 // comes after the token is verified and the user looked up, and anonymous

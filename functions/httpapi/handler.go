@@ -50,6 +50,10 @@ type Options struct {
 	// IPRateLimiter, if set, limits each client address's requests (per
 	// instance), before any other gate (see clientKey for the address).
 	IPRateLimiter RateLimiter
+	// StateRateLimiter, if set, limits each user's state updates (per
+	// instance), on top of RateLimiter: every state change is read by every
+	// listener in the room.
+	StateRateLimiter RateLimiter
 	// AllowClientNames lets a client's displayName win over the name its
 	// ID token carries (ROOMLEASE_CLIENT_NAMES=allow); by default the
 	// token's name is shown (presence.ShownName).
@@ -73,6 +77,7 @@ type Handler struct {
 	ipLimiter    RateLimiter
 
 	allowClientNames bool
+	stateLimiter     RateLimiter
 }
 
 // New returns the API handler. It panics if AppCheckMode is monitor or
@@ -81,7 +86,7 @@ func New(o Options) *Handler {
 	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
 		project: o.ProjectID, database: o.Database,
 		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
-		allowClientNames: o.AllowClientNames}
+		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter}
 	if h.database == "" {
 		h.database = DefaultDatabase
 	}
@@ -111,6 +116,7 @@ var roomActions = map[string]route{
 	"heartbeat": {http.MethodPost, (*Handler).heartbeat},
 	"leave":     {http.MethodPost, (*Handler).leave},
 	"typing":    {http.MethodPost, (*Handler).typing},
+	"state":     {http.MethodPost, (*Handler).state},
 	"receipts":  {http.MethodPost, (*Handler).receipts},
 	"":          {http.MethodGet, (*Handler).room},
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -9,8 +10,9 @@ import (
 )
 
 type joinRequest struct {
-	SessionID   string  `json:"sessionId"`
-	DisplayName *string `json:"displayName"`
+	SessionID   string          `json:"sessionId"`
+	DisplayName *string         `json:"displayName"`
+	State       json.RawMessage `json:"state"`
 }
 
 type joinResponse struct {
@@ -42,6 +44,13 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID string, wh
 	// The token's name, when it has one, wins over the client's (see
 	// presence.ShownName): nobody shows up under another user's name.
 	req.DisplayName, req.HasDisplayName = presence.ShownName(who, sent, body.DisplayName != nil, h.allowClientNames)
+	if body.State != nil {
+		st, err := presence.ParseState(body.State, h.settings.MaxStateBytes)
+		if err != nil {
+			return err
+		}
+		req.State, req.HasState = st, true
+	}
 	res, err := h.store.Join(r.Context(), req)
 	if err != nil {
 		return err
@@ -113,10 +122,11 @@ type leaveResponse struct {
 
 type rosterEntry struct {
 	ParticipantID string `json:"participantId"`
-	DisplayName   string `json:"displayName"`
-	PhotoURL      string `json:"photoURL,omitempty"`
-	SessionCount  int    `json:"sessionCount"`
-	JoinedAt      string `json:"joinedAt"`
+	DisplayName   string         `json:"displayName"`
+	PhotoURL      string         `json:"photoURL,omitempty"`
+	State         presence.State `json:"state"`
+	SessionCount  int            `json:"sessionCount"`
+	JoinedAt      string         `json:"joinedAt"`
 }
 
 type roomResponse struct {
@@ -136,8 +146,8 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID string, wh
 		Participants: make([]rosterEntry, 0, len(roster.Participants))}
 	for _, p := range roster.Participants {
 		resp.Participants = append(resp.Participants, rosterEntry{
-			ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL, SessionCount: p.SessionCount,
-			JoinedAt: formatTime(p.JoinedAt)})
+			ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL, State: stateOrEmpty(p.State),
+			SessionCount: p.SessionCount, JoinedAt: formatTime(p.JoinedAt)})
 	}
 	httpjson.Write(w, http.StatusOK, resp)
 	return nil
@@ -145,3 +155,49 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID string, wh
 
 // formatTime renders instants as RFC 3339 in UTC with milliseconds.
 func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+// stateOrEmpty is st, or {} for a participant who never set one: clients
+// always read an object.
+func stateOrEmpty(st presence.State) presence.State {
+	if st == nil {
+		return presence.State{}
+	}
+	return st
+}
+
+type stateRequest struct {
+	SessionID  string          `json:"sessionId"`
+	Generation int64           `json:"generation"`
+	State      json.RawMessage `json:"state"`
+}
+
+type stateResponse struct {
+	State    presence.State `json:"state"`
+	Revision int64          `json:"revision"`
+}
+
+// state replaces the caller's state: POST /v1/rooms/{roomId}/state.
+func (h *Handler) state(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	var body stateRequest
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	if body.State == nil {
+		return errorf(presence.EInvalid, "state is required: a JSON object")
+	}
+	st, err := presence.ParseState(body.State, h.settings.MaxStateBytes)
+	if err != nil {
+		return err
+	}
+	if err := h.checkStateRate(r, who.UID); err != nil {
+		return err
+	}
+	ref := presence.SessionRef{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: who.UID, SessionID: body.SessionID},
+		Generation: body.Generation}
+	res, err := h.store.SetState(r.Context(), presence.StateRequest{SessionRef: ref, State: st})
+	if err != nil {
+		return err
+	}
+	httpjson.Write(w, http.StatusOK, stateResponse{State: stateOrEmpty(res.State), Revision: res.Revision})
+	return nil
+}

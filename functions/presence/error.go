@@ -18,6 +18,7 @@ const (
 	ETooManySessions = "too_many_sessions" // the user holds the most live sessions allowed in this room
 	ETooManyRooms    = "too_many_rooms"    // the user is in the most rooms allowed at once
 	ERateLimited     = "rate_limited"      // over a request or lookup budget; retry after Error.RetryAfter
+	ETooLarge        = "payload_too_large" // a body, or a part of it, over its size limit; nothing was written
 	EUnavailable     = "unavailable"       // a dependency failed; retry later
 	EInternal        = "internal"          // a bug or an unexpected fault
 )

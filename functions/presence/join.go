@@ -115,13 +115,17 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 			return JoinPlan{}, Errorf(ERoomFull, "the room has reached its limit of %d participants", s.roomCap(st.Policy))
 		}
 		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName,
-			PhotoURL: req.PhotoURL, JoinedAt: now}
+			PhotoURL: req.PhotoURL, State: req.State, JoinedAt: now}
 		p.WriteParticipant = true
 		p.UserRooms = userRooms
 	} else {
 		p.Participant = *st.Participant
 		if req.HasDisplayName && req.DisplayName != p.Participant.DisplayName {
 			p.Participant.DisplayName = req.DisplayName
+			p.WriteParticipant = true
+		}
+		if req.HasState && !req.State.Equal(p.Participant.State) {
+			p.Participant.State = req.State
 			p.WriteParticipant = true
 		}
 		if req.PhotoURL != p.Participant.PhotoURL {

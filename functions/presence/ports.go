@@ -33,6 +33,12 @@ type Store interface {
 	// Returns NotVisible (ENotFound) for a caller who is not a live
 	// participant, the same whether the room exists or not.
 	Roster(ctx context.Context, req RosterRequest) (Roster, error)
+	// SetState replaces the caller's state in the room (last writer wins
+	// among the user's sessions) and returns it as stored with the room's
+	// revision; an unchanged state writes nothing. It never renews the
+	// lease. Returns EForbidden as Heartbeat does, and EStaleGeneration
+	// unless the session holds the current generation and a live lease.
+	SetState(ctx context.Context, req StateRequest) (StateResult, error)
 	// SetTyping shows or clears a typing signal. Returns EForbidden as
 	// Heartbeat does, and EStaleGeneration unless the session holds the
 	// current generation and a live lease.

@@ -33,6 +33,10 @@ type JoinRequest struct {
 	// PhotoURL is the picture the caller's token carries (ShownPhoto),
 	// empty when it has none; the roster entry always takes it.
 	PhotoURL string
+	// State, when HasState is set, replaces the user's state (see State);
+	// a join without one keeps the state on the roster.
+	State    State
+	HasState bool
 }
 
 // Validate returns EInvalid for a bad id or display name.

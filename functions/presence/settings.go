@@ -58,6 +58,9 @@ type Settings struct {
 	// rather than one per heartbeat, and a user removed from a policy is
 	// refused within this period. 0 reads the policy on every request.
 	PolicyCache time.Duration
+	// MaxStateBytes bounds a participant's state as compact JSON (see
+	// State); it must fit in a request body with the rest of it.
+	MaxStateBytes int
 }
 
 // DefaultSettings are the operating defaults (README, "Settings").
@@ -76,6 +79,7 @@ func DefaultSettings() Settings {
 		PolicyCache:        10 * time.Second,
 		MaxSessionsPerUser: 10,
 		MaxRoomsPerUser:    20,
+		MaxStateBytes:      1024,
 	}
 }
 
@@ -113,6 +117,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("revision shards %d must be between 1 and 64", s.RevisionShards)
 	case s.SessionRetention < time.Hour:
 		return fmt.Errorf("session retention %v must be at least 1h", s.SessionRetention)
+	case s.MaxStateBytes < 2 || s.MaxStateBytes > MaxStateBytesLimit:
+		return fmt.Errorf("max state bytes %d must be between 2 and %d (a state travels in a request body of at most 4 KiB)", s.MaxStateBytes, MaxStateBytesLimit)
 	case s.PolicyCache < 0 || s.PolicyCache > time.Minute:
 		return fmt.Errorf("policy cache %v must be between 0 and 1m: it bounds how long a user removed from a room's policy keeps heartbeating", s.PolicyCache)
 	}
