@@ -105,16 +105,16 @@ func optionalTime(t time.Time) *time.Time {
 }
 
 type participantRecord struct {
-	RoomID        string    `firestore:"roomId"`
-	ParticipantID string    `firestore:"participantId"`
-	DisplayName   string    `firestore:"displayName"`
-	PhotoURL      string    `firestore:"photoURL,omitempty"`
+	RoomID        string `firestore:"roomId"`
+	ParticipantID string `firestore:"participantId"`
+	DisplayName   string `firestore:"displayName"`
+	PhotoURL      string `firestore:"photoURL,omitempty"`
 	// State is always written, {} when none was set, so that listeners
 	// read an object.
-	State map[string]any `firestore:"state"`
-	JoinedAt      time.Time `firestore:"joinedAt"`
-	SessionCount  int64     `firestore:"sessionCount"`
-	ExpireAt      time.Time `firestore:"expireAt"`
+	State        map[string]any `firestore:"state"`
+	JoinedAt     time.Time      `firestore:"joinedAt"`
+	SessionCount int64          `firestore:"sessionCount"`
+	ExpireAt     time.Time      `firestore:"expireAt"`
 }
 
 func participantToRecord(p presence.Participant) participantRecord {

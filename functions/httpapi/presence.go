@@ -121,7 +121,7 @@ type leaveResponse struct {
 }
 
 type rosterEntry struct {
-	ParticipantID string `json:"participantId"`
+	ParticipantID string         `json:"participantId"`
 	DisplayName   string         `json:"displayName"`
 	PhotoURL      string         `json:"photoURL,omitempty"`
 	State         presence.State `json:"state"`

@@ -57,8 +57,8 @@ type Participant struct {
 	DisplayName string
 	PhotoURL    string // from the user's ID token; empty when it has none
 	// State is what the user shows (see State); nil reads as {}.
-	State State
-	JoinedAt    time.Time
+	State    State
+	JoinedAt time.Time
 	// SessionCount is how many of the user's sessions (tabs, app instances)
 	// held a live lease at the last visible change. It is recounted from the
 	// session documents on every join and departure, never carried forward
