@@ -68,6 +68,7 @@ const (
 	EnvAllowedOrigins   = "ROOMLEASE_ALLOWED_ORIGINS"
 	EnvLogLevel         = "ROOMLEASE_LOG_LEVEL"
 	EnvTypingExpiry     = "ROOMLEASE_TYPING_EXPIRY"
+	EnvRecentlyLeft     = "ROOMLEASE_RECENTLY_LEFT"
 	EnvClosingRetention = "ROOMLEASE_CLOSING_RETENTION"
 	EnvArchiveReceipts  = "ROOMLEASE_ARCHIVE_RECEIPTS"
 	EnvCleanupMode      = "ROOMLEASE_CLEANUP_MODE"
@@ -132,6 +133,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	duration(EnvRecordHorizon, &c.Presence.RecordHorizon)
 	duration(EnvSessionRetention, &c.Presence.SessionRetention)
 	duration(EnvTypingExpiry, &c.Presence.TypingExpiry)
+	duration(EnvRecentlyLeft, &c.Presence.RecentlyLeft)
 	duration(EnvClosingRetention, &c.Presence.ClosingRetention)
 	duration(EnvSweepBudget, &c.Sweep.RunBudget)
 	duration(EnvPolicyCache, &c.Presence.PolicyCache)

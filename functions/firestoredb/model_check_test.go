@@ -53,7 +53,7 @@ func (m *model) read() world {
 		gen, _ := d[firestoredb.FieldGeneration].(int64)
 		w.sessions[key] = append(w.sessions[key], sessionDoc{id: snap.Ref.ID, gen: gen, leaseEnd: end})
 	}
-	for _, group := range []string{firestoredb.RevisionsCollection, firestoredb.TypingCollection, firestoredb.ReceiptsCollection} {
+	for _, group := range []string{firestoredb.RevisionsCollection, firestoredb.TypingCollection, firestoredb.ReceiptsCollection, firestoredb.RecentlyLeftCollection} {
 		docs, err := m.client.CollectionGroup(group).Documents(m.ctx).GetAll()
 		m.must(err)
 		for _, snap := range docs {

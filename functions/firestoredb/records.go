@@ -295,3 +295,27 @@ func decodeUserRooms(snap *firestore.DocumentSnapshot) (*presence.UserRooms, err
 	}
 	return &presence.UserRooms{Rooms: rec.Rooms, ExpireAt: rec.ExpireAt}, nil
 }
+
+type departureRecord struct {
+	RoomID        string    `firestore:"roomId"`
+	ParticipantID string    `firestore:"participantId"`
+	DisplayName   string    `firestore:"displayName"`
+	PhotoURL      string    `firestore:"photoURL,omitempty"`
+	LeftAt        time.Time `firestore:"leftAt"`
+	Reason        string    `firestore:"reason"`
+	ExpireAt      time.Time `firestore:"expireAt"`
+}
+
+func departureToRecord(d presence.Departure) departureRecord {
+	return departureRecord{RoomID: d.RoomID, ParticipantID: d.ParticipantID, DisplayName: d.DisplayName,
+		PhotoURL: d.PhotoURL, LeftAt: d.LeftAt, Reason: d.Reason, ExpireAt: d.ExpireAt}
+}
+
+func decodeDeparture(snap *firestore.DocumentSnapshot) (*presence.Departure, error) {
+	rec, err := decode[departureRecord](snap)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	return &presence.Departure{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, DisplayName: rec.DisplayName,
+		PhotoURL: rec.PhotoURL, LeftAt: rec.LeftAt, Reason: rec.Reason, ExpireAt: rec.ExpireAt}, nil
+}

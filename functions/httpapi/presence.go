@@ -130,10 +130,19 @@ type rosterEntry struct {
 }
 
 type roomResponse struct {
-	RoomID       string        `json:"roomId"`
-	State        string        `json:"state"`
-	Revision     int64         `json:"revision"`
-	Participants []rosterEntry `json:"participants"`
+	RoomID       string           `json:"roomId"`
+	State        string           `json:"state"`
+	Revision     int64            `json:"revision"`
+	Participants []rosterEntry    `json:"participants"`
+	RecentlyLeft []departureEntry `json:"recentlyLeft"`
+}
+
+type departureEntry struct {
+	ParticipantID string `json:"participantId"`
+	DisplayName   string `json:"displayName"`
+	PhotoURL      string `json:"photoURL,omitempty"`
+	LeftAt        string `json:"leftAt"`
+	Reason        string `json:"reason"`
 }
 
 func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
@@ -143,7 +152,12 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID string, wh
 		return err
 	}
 	resp := roomResponse{RoomID: roomID, State: string(roster.Room.State), Revision: roster.Revision,
-		Participants: make([]rosterEntry, 0, len(roster.Participants))}
+		Participants: make([]rosterEntry, 0, len(roster.Participants)),
+		RecentlyLeft: make([]departureEntry, 0, len(roster.RecentlyLeft))}
+	for _, d := range roster.RecentlyLeft {
+		resp.RecentlyLeft = append(resp.RecentlyLeft, departureEntry{ParticipantID: d.ParticipantID,
+			DisplayName: d.DisplayName, PhotoURL: d.PhotoURL, LeftAt: formatTime(d.LeftAt), Reason: d.Reason})
+	}
 	for _, p := range roster.Participants {
 		resp.Participants = append(resp.Participants, rosterEntry{
 			ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL, State: stateOrEmpty(p.State),

@@ -61,6 +61,9 @@ type Settings struct {
 	// MaxStateBytes bounds a participant's state as compact JSON (see
 	// State); it must fit in a request body with the rest of it.
 	MaxStateBytes int
+	// RecentlyLeft is how long a user whose roster entry went is shown
+	// among the room's recent departures (see Departure); 0 records none.
+	RecentlyLeft time.Duration
 }
 
 // DefaultSettings are the operating defaults (README, "Settings").
@@ -80,6 +83,7 @@ func DefaultSettings() Settings {
 		MaxSessionsPerUser: 10,
 		MaxRoomsPerUser:    20,
 		MaxStateBytes:      1024,
+		RecentlyLeft:       2 * time.Minute,
 	}
 }
 
@@ -119,6 +123,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("session retention %v must be at least 1h", s.SessionRetention)
 	case s.MaxStateBytes < 2 || s.MaxStateBytes > MaxStateBytesLimit:
 		return fmt.Errorf("max state bytes %d must be between 2 and %d (a state travels in a request body of at most 4 KiB)", s.MaxStateBytes, MaxStateBytesLimit)
+	case s.RecentlyLeft < 0 || s.RecentlyLeft > time.Hour:
+		return fmt.Errorf("recently left %v must be between 0 and 1h", s.RecentlyLeft)
 	case s.PolicyCache < 0 || s.PolicyCache > time.Minute:
 		return fmt.Errorf("policy cache %v must be between 0 and 1m: it bounds how long a user removed from a room's policy keeps heartbeating", s.PolicyCache)
 	}
