@@ -154,6 +154,8 @@ type model struct {
 	depth    atomic.Int32 // >0 while a seam runs a request
 	seq      int64
 
+	project    string
+	closers    []func() error
 	lifetimes  map[string]lifetime
 	trace      []string
 	violations []string
@@ -167,8 +169,15 @@ type lifetime struct {
 }
 
 func newModel(t *testing.T, seed uint64) *model {
-	checker, project := emulatortest.Firestore(t)
-	m := &model{t: t, ctx: context.Background(), rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), client: checker,
+	// Clients of a schedule are closed and its project wiped when the
+	// schedule ends (close), not when the test does: a long run makes
+	// thousands of schedules, and the emulator runs out of connections.
+	project := emulatortest.NewProjectID(t)
+	checker, err := firestore.NewClient(context.Background(), project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &model{project: project, closers: []func() error{checker.Close}, t: t, ctx: context.Background(), rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), client: checker,
 		clock: testclock.New(testclock.Start), clients: map[clientKey]*client{}, excluded: map[string]string{},
 		lifetimes: map[string]lifetime{}}
 	for i := range modelInstances {
@@ -176,7 +185,7 @@ func newModel(t *testing.T, seed uint64) *model {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
+		m.closers = append(m.closers, c.Close)
 		now := func() time.Time { m.mu.Lock(); defer m.mu.Unlock(); return m.clock.Now().Add(m.skews[i]) }
 		m.stores[i] = firestoredb.New(c, presence.DefaultSettings(), now)
 		sw, err := sweep.New(m.stores[i], sweep.Config{RunBudget: time.Millisecond}, now,
@@ -191,7 +200,12 @@ func newModel(t *testing.T, seed uint64) *model {
 	return m
 }
 
-func (m *model) close() {}
+func (m *model) close() {
+	for _, c := range m.closers {
+		c()
+	}
+	emulatortest.Reset(m.t, emulatortest.FirestoreHost(m.t), m.project)
+}
 
 func (m *model) failed() bool { return len(m.violations) > 0 }
 
