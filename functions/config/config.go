@@ -69,6 +69,8 @@ const (
 	EnvLogLevel         = "ROOMLEASE_LOG_LEVEL"
 	EnvTypingExpiry     = "ROOMLEASE_TYPING_EXPIRY"
 	EnvRecentlyLeft     = "ROOMLEASE_RECENTLY_LEFT"
+	EnvAwayLease        = "ROOMLEASE_AWAY_LEASE"
+	EnvAwayHeartbeat    = "ROOMLEASE_AWAY_HEARTBEAT"
 	EnvClosingRetention = "ROOMLEASE_CLOSING_RETENTION"
 	EnvArchiveReceipts  = "ROOMLEASE_ARCHIVE_RECEIPTS"
 	EnvCleanupMode      = "ROOMLEASE_CLEANUP_MODE"
@@ -134,6 +136,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	duration(EnvSessionRetention, &c.Presence.SessionRetention)
 	duration(EnvTypingExpiry, &c.Presence.TypingExpiry)
 	duration(EnvRecentlyLeft, &c.Presence.RecentlyLeft)
+	duration(EnvAwayLease, &c.Presence.AwayLease)
+	duration(EnvAwayHeartbeat, &c.Presence.AwayHeartbeat)
 	duration(EnvClosingRetention, &c.Presence.ClosingRetention)
 	duration(EnvSweepBudget, &c.Sweep.RunBudget)
 	duration(EnvPolicyCache, &c.Presence.PolicyCache)

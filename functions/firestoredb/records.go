@@ -112,6 +112,7 @@ type participantRecord struct {
 	// State is always written, {} when none was set, so that listeners
 	// read an object.
 	State        map[string]any `firestore:"state"`
+	Away         bool           `firestore:"away"`
 	JoinedAt     time.Time      `firestore:"joinedAt"`
 	SessionCount int64          `firestore:"sessionCount"`
 	ExpireAt     time.Time      `firestore:"expireAt"`
@@ -123,12 +124,12 @@ func participantToRecord(p presence.Participant) participantRecord {
 		state = map[string]any{}
 	}
 	return participantRecord{RoomID: p.RoomID, ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL,
-		State: state, JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt}
+		State: state, Away: p.Away, JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt}
 }
 
 func (rec participantRecord) participant(roomID, id string) presence.Participant {
 	return presence.Participant{RoomID: roomID, ID: id, DisplayName: rec.DisplayName, PhotoURL: rec.PhotoURL,
-		State: rec.State, JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt}
+		State: rec.State, Away: rec.Away, JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt}
 }
 
 func decodeParticipant(snap *firestore.DocumentSnapshot, roomID, uid string) (*presence.Participant, error) {
@@ -150,18 +151,19 @@ type sessionRecord struct {
 	CreatedAt      time.Time `firestore:"createdAt"`
 	RoomExpireAt   time.Time `firestore:"roomExpireAt"`
 	EntryExpireAt  time.Time `firestore:"entryExpireAt"`
+	Away           bool      `firestore:"away"`
 }
 
 func sessionToRecord(s presence.Session) sessionRecord {
 	return sessionRecord{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID,
 		Generation: s.Generation, LeaseExpiresAt: s.LeaseExpiresAt, ExpireAt: s.ExpireAt, CreatedAt: s.CreatedAt,
-		RoomExpireAt: s.RoomExpireAt, EntryExpireAt: s.EntryExpireAt}
+		RoomExpireAt: s.RoomExpireAt, EntryExpireAt: s.EntryExpireAt, Away: s.Away}
 }
 
 func (rec sessionRecord) session() presence.Session {
 	return presence.Session{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, ID: rec.SessionID,
 		Generation: rec.Generation, LeaseExpiresAt: rec.LeaseExpiresAt, ExpireAt: rec.ExpireAt, CreatedAt: rec.CreatedAt,
-		RoomExpireAt: rec.RoomExpireAt, EntryExpireAt: rec.EntryExpireAt}
+		RoomExpireAt: rec.RoomExpireAt, EntryExpireAt: rec.EntryExpireAt, Away: rec.Away}
 }
 
 func decodeSession(snap *firestore.DocumentSnapshot) (*presence.Session, error) {

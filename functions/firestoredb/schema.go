@@ -81,6 +81,8 @@ const (
 	// FieldRevisionExpireAt on a room is the least expireAt any of its
 	// revision shards carries (see presence.Settings.ShardsExpiry).
 	FieldRevisionExpireAt = "revisionExpireAt"
+	// FieldAway is a session's away flag (presence.Session.Away).
+	FieldAway = "away"
 	// FieldPendingCleanup marks closing records whose purge is unfinished.
 	FieldPendingCleanup = "pendingCleanup"
 	// FieldCleanupMode is the kill switch's field in roomlease/config.

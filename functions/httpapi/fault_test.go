@@ -40,6 +40,9 @@ func (b brokenPresence) Roster(context.Context, presence.RosterRequest) (presenc
 	return presence.Roster{}, b.fail()
 }
 
+func (b brokenPresence) HeartbeatAway(context.Context, presence.SessionRef, bool) (time.Time, bool, error) {
+	return time.Time{}, false, b.fail()
+}
 func (b brokenPresence) SetTyping(context.Context, presence.SessionRef, bool) error { return b.fail() }
 func (b brokenPresence) SetState(context.Context, presence.StateRequest) (presence.StateResult, error) {
 	return presence.StateResult{}, b.fail()

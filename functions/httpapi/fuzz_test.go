@@ -121,6 +121,9 @@ func (acceptAll) Join(_ context.Context, r presence.JoinRequest) (presence.JoinR
 func (acceptAll) Heartbeat(_ context.Context, r presence.SessionRef) (time.Time, error) {
 	return time.Time{}, r.Validate()
 }
+func (acceptAll) HeartbeatAway(_ context.Context, r presence.SessionRef, away bool) (time.Time, bool, error) {
+	return time.Time{}, away, r.Validate()
+}
 func (acceptAll) Leave(_ context.Context, r presence.SessionRef) (presence.LeaveResult, error) {
 	return presence.LeaveResult{}, r.Validate()
 }

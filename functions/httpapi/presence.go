@@ -13,6 +13,7 @@ type joinRequest struct {
 	SessionID   string          `json:"sessionId"`
 	DisplayName *string         `json:"displayName"`
 	State       json.RawMessage `json:"state"`
+	Away        bool            `json:"away"`
 }
 
 type joinResponse struct {
@@ -36,7 +37,7 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID string, wh
 		return err
 	}
 	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID},
-		PhotoURL: presence.ShownPhoto(who)}
+		PhotoURL: presence.ShownPhoto(who), Away: body.Away}
 	var sent string
 	if body.DisplayName != nil {
 		sent = *body.DisplayName
@@ -58,8 +59,8 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID string, wh
 	httpjson.Write(w, http.StatusOK, joinResponse{
 		RoomID: roomID, ParticipantID: uid, SessionID: res.Session.ID, Generation: res.Session.Generation,
 		LeaseExpiresAt:   formatTime(res.Session.LeaseExpiresAt),
-		LeaseSeconds:     h.settings.Lease.Seconds(),
-		HeartbeatSeconds: h.settings.Heartbeat.Seconds(),
+		LeaseSeconds:     h.settings.ForMode(res.Session.Away).Lease.Seconds(),
+		HeartbeatSeconds: h.settings.ForMode(res.Session.Away).Heartbeat.Seconds(),
 		Revision:         res.Revision,
 		Database:         h.database,
 	})
@@ -82,17 +83,43 @@ func (h *Handler) sessionRef(r *http.Request, roomID, uid string) (presence.Sess
 		Generation: body.Generation}, nil
 }
 
+type heartbeatRequest struct {
+	SessionID  string `json:"sessionId"`
+	Generation int64  `json:"generation"`
+	Away       *bool  `json:"away"`
+}
+
+type heartbeatResponse struct {
+	LeaseExpiresAt string `json:"leaseExpiresAt"`
+	// With "away" in the request: the session's mode and the lease and
+	// interval that go with it.
+	Away             *bool   `json:"away,omitempty"`
+	LeaseSeconds     float64 `json:"leaseSeconds,omitempty"`
+	HeartbeatSeconds float64 `json:"heartbeatSeconds,omitempty"`
+}
+
 func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
-	uid := who.UID
-	ref, err := h.sessionRef(r, roomID, uid)
+	var body heartbeatRequest
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	ref := presence.SessionRef{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: who.UID, SessionID: body.SessionID},
+		Generation: body.Generation}
+	if body.Away == nil {
+		deadline, err := h.store.Heartbeat(r.Context(), ref)
+		if err != nil {
+			return err
+		}
+		httpjson.Write(w, http.StatusOK, heartbeatResponse{LeaseExpiresAt: formatTime(deadline)})
+		return nil
+	}
+	deadline, away, err := h.store.HeartbeatAway(r.Context(), ref, *body.Away)
 	if err != nil {
 		return err
 	}
-	deadline, err := h.store.Heartbeat(r.Context(), ref)
-	if err != nil {
-		return err
-	}
-	httpjson.Write(w, http.StatusOK, map[string]string{"leaseExpiresAt": formatTime(deadline)})
+	mode := h.settings.ForMode(away)
+	httpjson.Write(w, http.StatusOK, heartbeatResponse{LeaseExpiresAt: formatTime(deadline), Away: &away,
+		LeaseSeconds: mode.Lease.Seconds(), HeartbeatSeconds: mode.Heartbeat.Seconds()})
 	return nil
 }
 
@@ -125,6 +152,7 @@ type rosterEntry struct {
 	DisplayName   string         `json:"displayName"`
 	PhotoURL      string         `json:"photoURL,omitempty"`
 	State         presence.State `json:"state"`
+	Away          bool           `json:"away"`
 	SessionCount  int            `json:"sessionCount"`
 	JoinedAt      string         `json:"joinedAt"`
 }
@@ -161,7 +189,7 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID string, wh
 	for _, p := range roster.Participants {
 		resp.Participants = append(resp.Participants, rosterEntry{
 			ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL, State: stateOrEmpty(p.State),
-			SessionCount: p.SessionCount, JoinedAt: formatTime(p.JoinedAt)})
+			Away: p.Away, SessionCount: p.SessionCount, JoinedAt: formatTime(p.JoinedAt)})
 	}
 	httpjson.Write(w, http.StatusOK, resp)
 	return nil

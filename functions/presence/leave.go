@@ -82,10 +82,19 @@ func (s Settings) planDeparture(now, departedAt time.Time, st DepartureState) De
 	switch {
 	case remaining == 0:
 		p.DeleteParticipant = true
-	case remaining != p.Participant.SessionCount:
-		p.Participant.SessionCount = remaining
-		p.Participant.ExpireAt = now.Add(s.RecordHorizon)
-		p.WriteParticipant = true
+	default:
+		others := make([]Session, 0, len(st.Sessions))
+		for _, other := range st.Sessions {
+			if other.ID != st.Session.ID {
+				others = append(others, other)
+			}
+		}
+		away := allAway(now, others)
+		if remaining != p.Participant.SessionCount || away != p.Participant.Away {
+			p.Participant.SessionCount, p.Participant.Away = remaining, away
+			p.Participant.ExpireAt = now.Add(s.RecordHorizon)
+			p.WriteParticipant = true
+		}
 	}
 	return p
 }

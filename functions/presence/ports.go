@@ -26,6 +26,12 @@ type Store interface {
 	// Settings.PolicyCache) no longer admits the user, and
 	// EStaleGeneration if the session is gone, superseded or expired.
 	Heartbeat(ctx context.Context, ref SessionRef) (time.Time, error)
+	// HeartbeatAway is a heartbeat that also sets the session's away flag,
+	// and returns the lease's end and the flag. A change of the flag
+	// renews the lease in the new mode (Settings.ForMode) and may change
+	// the roster (the user is away when all their live sessions are).
+	// Returns what Heartbeat returns.
+	HeartbeatAway(ctx context.Context, ref SessionRef, away bool) (time.Time, bool, error)
 	// Leave ends a session and reports whether it removed anything; a stale
 	// generation or a session already gone is not an error.
 	Leave(ctx context.Context, ref SessionRef) (LeaveResult, error)

@@ -37,6 +37,9 @@ type JoinRequest struct {
 	// a join without one keeps the state on the roster.
 	State    State
 	HasState bool
+	// Away says the joining session starts away (a page joining while
+	// hidden).
+	Away bool
 }
 
 // Validate returns EInvalid for a bad id or display name.

@@ -57,7 +57,10 @@ type Participant struct {
 	DisplayName string
 	PhotoURL    string // from the user's ID token; empty when it has none
 	// State is what the user shows (see State); nil reads as {}.
-	State    State
+	State State
+	// Away is set when every live session of the user is away (see
+	// away.go).
+	Away     bool
 	JoinedAt time.Time
 	// SessionCount is how many of the user's sessions (tabs, app instances)
 	// held a live lease at the last visible change. It is recounted from the
