@@ -26,7 +26,7 @@ type policyWatermark struct {
 }
 
 // enforcePolicies finds room policies whose updatedAt is after the
-// watermark and has each one enforced (presence.SweepStore.EnforcePolicy).
+// watermark and has each one enforced (PolicyEnforcer.EnforcePolicy).
 //
 // The watermark trails this instance's clock by PolicySkew rather than
 // following the newest updatedAt seen: a policy's updatedAt is assigned by

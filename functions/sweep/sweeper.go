@@ -16,7 +16,7 @@ const maxItemFailures = 3
 
 // Sweeper runs sweep passes against the presence store.
 type Sweeper struct {
-	store presence.SweepStore
+	store Store
 	cfg   Config
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
@@ -36,7 +36,7 @@ type Sweeper struct {
 
 // New returns a sweeper. now and sleep are the clock; tests pass a clock
 // whose sleep advances it, so no test waits for real time.
-func New(store presence.SweepStore, cfg Config, now func() time.Time, sleep func(context.Context, time.Duration) error, log *slog.Logger) (*Sweeper, error) {
+func New(store Store, cfg Config, now func() time.Time, sleep func(context.Context, time.Duration) error, log *slog.Logger) (*Sweeper, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
