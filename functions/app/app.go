@@ -22,6 +22,11 @@ import (
 	"github.com/roomlease/roomlease/functions/sweep"
 )
 
+// The presence store on Firestore is the sweeper's store too. The two
+// adapters may not import each other (internal/layers), so this is where
+// that is checked.
+var _ sweep.Store = (*firestoredb.Store)(nil)
+
 // App is a wired roomlease instance.
 type App struct {
 	Config config.Config

@@ -28,7 +28,7 @@ const (
 // Firestore client fails: a gRPC error whose text names the documents
 // involved, and with them a room id and a uid.
 type leakyStore struct {
-	presence.SweepStore
+	sweep.Store
 	failing string // "ExpireSession", "ExpiredSessions" or "RepairEmptyActive"
 }
 
@@ -41,21 +41,21 @@ func (s *leakyStore) ExpireSession(ctx context.Context, c presence.ExpiryCandida
 	if s.failing == "ExpireSession" {
 		return presence.ExpiryResult{}, s.failure(codes.Aborted)
 	}
-	return s.SweepStore.ExpireSession(ctx, c)
+	return s.Store.ExpireSession(ctx, c)
 }
 
 func (s *leakyStore) ExpiredSessions(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.ExpiryCandidate], error) {
 	if s.failing == "ExpiredSessions" {
 		return presence.Listing[presence.ExpiryCandidate]{}, s.failure(codes.Unavailable)
 	}
-	return s.SweepStore.ExpiredSessions(ctx, now, limit)
+	return s.Store.ExpiredSessions(ctx, now, limit)
 }
 
 func (s *leakyStore) RepairEmptyActive(ctx context.Context, since time.Time, limit int) (presence.RepairReport, error) {
 	if s.failing == "RepairEmptyActive" {
 		return presence.RepairReport{}, s.failure(codes.DeadlineExceeded)
 	}
-	return s.SweepStore.RepairEmptyActive(ctx, since, limit)
+	return s.Store.RepairEmptyActive(ctx, since, limit)
 }
 
 // A failure's text names rooms and users (Firestore paths). The summary
@@ -71,7 +71,7 @@ func TestRun_FailuresAreReportedRedacted(t *testing.T) {
 			f := MustOpen(t)
 			f.join(t, leakRoom, leakUser, "tab")
 			f.clock.Advance(f.settings.Lease) // a crashed client: its session is due to expire
-			store := &leakyStore{SweepStore: f.store, failing: tc.failing}
+			store := &leakyStore{Store: f.store, failing: tc.failing}
 			s := f.sweeper(t, store, sweep.Config{RunBudget: time.Millisecond} /* one pass */)
 
 			s.Run(f.ctx)
