@@ -41,6 +41,17 @@ var statusOf = map[string]int{
 	eAppCheckFailed:           http.StatusUnauthorized,
 }
 
+// ErrorStatuses returns a copy of the one table from error codes to HTTP
+// statuses: every code the API can answer with. Clients' tests check their
+// own tables against it.
+func ErrorStatuses() map[string]int {
+	out := make(map[string]int, len(statusOf))
+	for code, status := range statusOf {
+		out[code] = status
+	}
+	return out
+}
+
 // writeError answers with err in the documented shape. Server faults are
 // logged with their full text; the client sees only a generic message.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
