@@ -26,7 +26,7 @@ type abuseResult struct {
 	// Workload is the ordinary users in other rooms, crashing (ghosts) and
 	// departing (teardowns) while the abuser runs.
 	Workload *WorkloadReport `json:"workload"`
-	// Targets are those of the other scenarios (DESIGN.md's operating
+	// Targets are those of the other scenarios (the README's operating
 	// defaults): ghost time p99 ≤ lease + 1 s, teardown lag p99 ≤ grace + 1 s.
 	GhostTargetMs    float64 `json:"ghostTimeP99TargetMs"`
 	TeardownTargetMs float64 `json:"teardownLagP99TargetMs"`

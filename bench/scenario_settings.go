@@ -10,7 +10,6 @@ import (
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
-	"github.com/roomlease/roomlease/internal/testclock"
 )
 
 // Prices are list-price assumptions (see BENCHMARKS.md), US$ per 100 000.
@@ -119,7 +118,7 @@ func participantHour(ctx context.Context, hb, lease time.Duration) (firestoredb.
 		return firestoredb.OpCounts{}, settings, err
 	}
 	defer client.Close()
-	clock := testclock.New(testclock.Start)
+	clock := newManualClock(benchStart)
 	store := firestoredb.New(client, settings, clock.Now)
 	// Someone is in the room already, so that the hour's join and leave
 	// are the ordinary ones ("join: another user", "leave: a user's last
@@ -138,7 +137,7 @@ func participantHour(ctx context.Context, hb, lease time.Duration) (firestoredb.
 	for range int(time.Hour / hb) {
 		clock.Advance(hb)
 		if _, err := store.Heartbeat(ctx, ref); err != nil {
-			return firestoredb.OpCounts{}, settings, fmt.Errorf("heartbeat at +%v: %w", clock.Now().Sub(testclock.Start), err)
+			return firestoredb.OpCounts{}, settings, fmt.Errorf("heartbeat at +%v: %w", clock.Now().Sub(benchStart), err)
 		}
 	}
 	if _, err := store.Leave(ctx, ref); err != nil {

@@ -19,6 +19,10 @@ type Joined struct {
 	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
 	// Revision is the room's revision after the join: ordered, not counted.
 	Revision int64 `json:"revision"`
+	// Database is the Firestore database that holds the room's roster:
+	// a service that listens to rosters opens this one
+	// (firestore.NewClientWithDatabase), not necessarily "(default)".
+	Database string `json:"database"`
 }
 
 // Heartbeat returns the interval the server asks for.
@@ -28,6 +32,24 @@ func (j Joined) Heartbeat() time.Duration { return seconds(j.HeartbeatSeconds) }
 func (j Joined) Lease() time.Duration { return seconds(j.LeaseSeconds) }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// ServerConfig is what GET /v1/config tells every client: the Firestore
+// project and database whose documents to listen to, and the timings the
+// server hands out on join.
+type ServerConfig struct {
+	ProjectID        string  `json:"projectId"`
+	Database         string  `json:"database"`
+	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
+	LeaseSeconds     float64 `json:"leaseSeconds"`
+}
+
+// Config reads the server's configuration. The endpoint needs no token;
+// the client's token goes along all the same, and the server ignores it.
+func (c *Client) Config(ctx context.Context) (ServerConfig, error) {
+	var out ServerConfig
+	_, _, err := c.call(ctx, http.MethodGet, "/v1/config", nil, &out)
+	return out, err
+}
 
 // Participant is a live roster entry as the room read reports it.
 type Participant struct {

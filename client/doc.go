@@ -13,8 +13,9 @@
 //
 // What it does not do:
 //   - It does not read Firestore: Go services that need live rosters use the
-//     Firestore client directly, or poll Room (a consistent read that reports
-//     the revision it reflects).
+//     Firestore client directly, on the database the server names
+//     (Config, or Joined.Database), or poll Room (a consistent read that
+//     reports the revision it reflects).
 //   - It does not decide presence. A Session that has not heartbeat for
 //     longer than the lease may still believe it is joined; the next
 //     heartbeat finds out (409) and rejoins.

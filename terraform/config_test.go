@@ -236,6 +236,47 @@ func TestTerraform_Database(t *testing.T) {
 		assertReferences(t, cfg.mustResource(t, "google_firestore_database", "this"), "name", "var.database_id")
 	})
 
+	// Terraform's check of database_id and the functions' check of
+	// ROOMLEASE_DATABASE must agree: an id Terraform accepts but the
+	// functions refuse would deploy functions that never start.
+	t.Run("SameIDRuleAsTheFunctions", func(t *testing.T) {
+		src, err := os.ReadFile("variables.tf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, diags := hclparse.NewParser().ParseHCL(src, "variables.tf")
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		var variable *hclsyntax.Block
+		for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+			if b.Type == "variable" && len(b.Labels) == 1 && b.Labels[0] == "database_id" {
+				variable = b
+			}
+		}
+		if variable == nil {
+			t.Fatal(`variable "database_id" not found in variables.tf`)
+		}
+		def, diags := variable.Body.Attributes["default"].Expr.Value(nil)
+		if diags.HasErrors() || !def.Type().Equals(cty.String) {
+			t.Fatalf("var.database_id: the default must be a literal string (%s)", diags.Error())
+		}
+		if err := fnconfig.CheckDatabaseID(def.AsString()); err != nil {
+			t.Errorf("var.database_id's default: %v", err)
+		}
+		var conditions []string
+		for _, v := range variable.Body.Blocks {
+			if c, ok := v.Body.Attributes["condition"]; v.Type == "validation" && ok {
+				r := c.Expr.Range()
+				conditions = append(conditions, string(src[r.Start.Byte:r.End.Byte]))
+			}
+		}
+		want := "regex(" + strconv.Quote(fnconfig.DatabaseIDPattern) + ","
+		if !slices.ContainsFunc(conditions, func(c string) bool { return strings.Contains(c, want) }) {
+			t.Errorf("var.database_id's validation %q does not use %s, the pattern config.CheckDatabaseID uses", conditions, want)
+		}
+	})
+
 	t.Run("EveryFirestoreResourceUsesIt", func(t *testing.T) {
 		for _, r := range cfg.resources {
 			if r.typ == "google_firestore_field" || r.typ == "google_firestore_index" {

@@ -25,9 +25,13 @@ locals {
     ROOMLEASE_CLEANUP_MODE       = var.cleanup_mode
     ROOMLEASE_LOG_LEVEL          = var.log_level
     # Read by the API only; the sweeper validates them like the rest.
-    ROOMLEASE_APP_CHECK  = var.app_check_mode
-    ROOMLEASE_RATE_LIMIT = tostring(var.rate_limit)
-    ROOMLEASE_RATE_BURST = tostring(var.rate_burst)
+    ROOMLEASE_APP_CHECK         = var.app_check_mode
+    ROOMLEASE_RATE_LIMIT        = tostring(var.rate_limit)
+    ROOMLEASE_RATE_BURST        = tostring(var.rate_burst)
+    ROOMLEASE_IP_RATE_LIMIT     = tostring(var.ip_rate_limit)
+    ROOMLEASE_IP_RATE_BURST     = tostring(var.ip_rate_burst)
+    ROOMLEASE_AUTH_LOOKUP_RATE  = tostring(var.auth_lookup_rate)
+    ROOMLEASE_AUTH_LOOKUP_BURST = tostring(var.auth_lookup_burst)
 
     # The per-user caps (abuse limits).
     ROOMLEASE_MAX_SESSIONS_PER_USER = tostring(var.max_sessions_per_user)

@@ -9,7 +9,7 @@ output "sweep_url" {
 }
 
 output "database" {
-  description = "Firestore database the functions use."
+  description = "Firestore database the functions use (ROOMLEASE_DATABASE), and so the one clients listen to; the API names it in GET /v1/config and in every join reply."
   value       = local.database_id
 }
 

@@ -387,3 +387,47 @@ variable "rate_burst" {
     error_message = "rate_burst must be a whole number of at least 1."
   }
 }
+
+variable "ip_rate_limit" {
+  description = "ROOMLEASE_IP_RATE_LIMIT: requests per second each client address (IPv4, or IPv6 /64) may make, sustained, per instance, checked before the ID token. Many users can share an address (offices, carrier NAT); raise it for such crowds. 0 turns the limit off, which you must do behind a load balancer of your own (every request would seem to come from it)."
+  type        = number
+  default     = 100
+
+  validation {
+    condition     = var.ip_rate_limit >= 0
+    error_message = "ip_rate_limit must be a number of requests per second, 0 or more."
+  }
+}
+
+variable "ip_rate_burst" {
+  description = "ROOMLEASE_IP_RATE_BURST: how many requests an address may make at once, per instance, before ip_rate_limit applies."
+  type        = number
+  default     = 200
+
+  validation {
+    condition     = var.ip_rate_burst >= 1 && floor(var.ip_rate_burst) == var.ip_rate_burst
+    error_message = "ip_rate_burst must be a whole number of at least 1."
+  }
+}
+
+variable "auth_lookup_rate" {
+  description = "ROOMLEASE_AUTH_LOOKUP_RATE: Firebase Auth user lookups (accounts:lookup, the revocation check) each Presence instance may make per second, sustained. Keep auth_lookup_rate times presence_max_instances below the project's Identity Toolkit quota. While it is spent, users new to an instance get 429 rate_limited and known users are served from their last answer."
+  type        = number
+  default     = 100
+
+  validation {
+    condition     = var.auth_lookup_rate > 0
+    error_message = "auth_lookup_rate must be a number of lookups per second, more than 0."
+  }
+}
+
+variable "auth_lookup_burst" {
+  description = "ROOMLEASE_AUTH_LOOKUP_BURST: lookups an instance may make at once before auth_lookup_rate applies; half of it is kept for refreshing users the instance already knows."
+  type        = number
+  default     = 200
+
+  validation {
+    condition     = var.auth_lookup_burst >= 1 && floor(var.auth_lookup_burst) == var.auth_lookup_burst
+    error_message = "auth_lookup_burst must be a whole number of at least 1."
+  }
+}

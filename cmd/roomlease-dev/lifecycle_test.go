@@ -83,10 +83,10 @@ func TestDevServer_CrashedClientAndRoomAreSweptAway(t *testing.T) {
 	}
 }
 
-// Race 7 of DESIGN.md with two real server processes on one emulator: one
+// docs/races.md, "two processes", with two real server processes on one emulator: one
 // sees the apparent last departure while the other accepts a reconnect. The
 // room survives, and a cleanup decided in between loses.
-func TestRace7_TwoProcessesDepartureAndReconnect(t *testing.T) {
+func TestDevServer_TwoProcessesDepartureAndReconnect(t *testing.T) {
 	fs := devFirestore(t)
 	emulatortest.AuthHost(t)
 	env := []string{"ROOMLEASE_EMPTY_ROOM_GRACE=0s"}

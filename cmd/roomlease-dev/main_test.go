@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"cloud.google.com/go/firestore"
+
 	"github.com/roomlease/roomlease/client"
 	"github.com/roomlease/roomlease/internal/devserver"
 	"github.com/roomlease/roomlease/internal/emulatortest"
@@ -46,6 +48,47 @@ func TestDevServer_Walkthrough(t *testing.T) {
 	}
 	if _, err := api.Heartbeat(ctx, room, "tab-1", join.Generation, 0); !errors.Is(err, client.ErrStaleGeneration) {
 		t.Fatalf("heartbeat after leave: %v, want 409 stale_generation", err)
+	}
+}
+
+// With ROOMLEASE_DATABASE the whole server works in that named database,
+// as a Terraform deployment does, and says so to clients: GET /v1/config
+// and the join reply name it. A roster written anywhere else would leave
+// every client that follows the server listening to an empty room.
+func TestDevServer_NamedDatabase(t *testing.T) {
+	const database = "roomlease-devtest"
+	base := StartDevServer(t, []string{"ROOMLEASE_DATABASE=" + database})
+	ctx := context.Background()
+	user := emulatortest.SignUp(t)
+	api := NewClient(t, base, user)
+
+	cfg, err := api.Config(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Database != database || cfg.ProjectID != emulatortest.AuthProjectID() || cfg.LeaseSeconds <= 0 || cfg.HeartbeatSeconds <= 0 {
+		t.Fatalf("GET /v1/config: %+v, want database %q of project %q", cfg, database, emulatortest.AuthProjectID())
+	}
+	room := fmt.Sprintf("named-db-%d", time.Now().UnixNano())
+	join, err := api.Join(ctx, room, "tab-1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if join.Database != database {
+		t.Fatalf("join reply names database %q, want %q", join.Database, database)
+	}
+	defer api.Leave(ctx, room, "tab-1", join.Generation)
+
+	for db, want := range map[string]bool{database: true, "(default)": false} {
+		fs, err := firestore.NewClientWithDatabase(ctx, emulatortest.AuthProjectID(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fs.Close()
+		_, err = fs.Collection("rooms").Doc(room).Collection("participants").Doc(user.UID).Get(ctx)
+		if got := err == nil; got != want {
+			t.Errorf("roster entry in database %q: found %v (err %v), want %v", db, got, err, want)
+		}
 	}
 }
 

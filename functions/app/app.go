@@ -22,6 +22,11 @@ import (
 	"github.com/roomlease/roomlease/functions/sweep"
 )
 
+// The presence store on Firestore is the sweeper's store too. The two
+// adapters may not import each other (internal/layers), so this is where
+// that is checked.
+var _ sweep.Store = (*firestoredb.Store)(nil)
+
 // App is a wired roomlease instance.
 type App struct {
 	Config config.Config
@@ -42,7 +47,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	if err != nil {
 		return nil, fmt.Errorf("firestore client for project %q database %q: %w", cfg.ProjectID, cfg.DatabaseID, err)
 	}
-	verifier, err := auth.NewVerifier(ctx, cfg.ProjectID, auth.Options{CheckEvery: cfg.RevocationCheckEvery, Logger: log})
+	verifier, err := auth.NewVerifier(ctx, cfg.ProjectID, auth.Options{CheckEvery: cfg.RevocationCheckEvery, Logger: log,
+		LookupRate: cfg.AuthLookupRate, LookupBurst: cfg.AuthLookupBurst})
 	if err != nil {
 		client.Close()
 		return nil, err
@@ -50,7 +56,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	store := firestoredb.New(client, cfg.Presence, time.Now)
 	apiOpts := httpapi.Options{
 		Store: store, Tokens: verifier, Settings: cfg.Presence,
-		AllowedOrigins: cfg.AllowedOrigins, Logger: log, AppCheckMode: cfg.AppCheckMode,
+		ProjectID: cfg.ProjectID, Database: cfg.DatabaseID,
+		AllowedOrigins: cfg.AllowedOrigins, Logger: log, AppCheckMode: cfg.AppCheckMode, AllowClientNames: cfg.AllowClientNames,
 	}
 	// Off builds no App Check client at all: nothing fetches the key set,
 	// which is what local runs on the emulators need.
@@ -59,6 +66,18 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	}
 	if cfg.RateLimited() {
 		if apiOpts.RateLimiter, err = ratelimit.New(cfg.RateLimit, time.Now); err != nil {
+			client.Close()
+			return nil, err
+		}
+	}
+	if cfg.IPRateLimited() {
+		if apiOpts.IPRateLimiter, err = ratelimit.New(cfg.IPRateLimit, time.Now); err != nil {
+			client.Close()
+			return nil, err
+		}
+	}
+	if cfg.StateRateLimit.Rate > 0 {
+		if apiOpts.StateRateLimiter, err = ratelimit.New(cfg.StateRateLimit, time.Now); err != nil {
 			client.Close()
 			return nil, err
 		}

@@ -88,19 +88,27 @@ func TestVerifier_KeySetUnavailable(t *testing.T) {
 
 // A key server that never answers costs a request the fetch's bound, not
 // its whole deadline: the Admin SDK's fetch must honour the context the
-// Verifier gives it. The caller's context here has no deadline at all.
+// Verifier gives it. The caller's deadline is ten minutes away, the bound
+// 200 ms: an answer within 5 s (25 times the bound, a margin for a loaded
+// machine) can only come from the bound.
 func TestVerifier_KeySetFetchIsBounded(t *testing.T) {
 	iss := appchecktest.Start(t)
 	iss.SetHang(true)
 	v := appcheck.NewVerifier(project, time.Now)
 	appcheck.SetFetchTimeout(v, 200*time.Millisecond)
 
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	start := time.Now()
 	done := make(chan error, 1)
-	go func() { done <- v.VerifyAppCheckToken(context.Background(), iss.Valid(t, project)) }()
+	go func() { done <- v.VerifyAppCheckToken(ctx, iss.Valid(t, project)) }()
 	select {
 	case err := <-done:
 		if presence.ErrorCode(err) != presence.EUnavailable {
 			t.Fatalf("with the key server silent: %v, want %s", err, presence.EUnavailable)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("the verification gave up after %v; the fetch's bound is 200 ms", took)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the verification still waits for the silent key server after 30 s: the fetch is not bounded")

@@ -11,7 +11,10 @@
 //     record, an RPC to Firebase Auth, so it is looked up at most once per
 //     CheckEvery per uid and instance (see users.go): a disabled user or a
 //     revoked token is refused within CheckEvery, at a cost that grows with
-//     the number of users, not with their request rate.
+//     the number of users, not with their request rate. The number of users
+//     is the client's to choose (anonymous uids are free), so the lookups
+//     of an instance have a budget of their own (budget.go), and a request
+//     whose user is new when it is spent is refused with ERateLimited.
 //
 // With FIREBASE_AUTH_EMULATOR_HOST set, the SDK accepts the Auth emulator's
 // unsigned tokens and, in half 1, itself looks the user up on every request
@@ -44,6 +47,12 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives failed user lookups; nil means slog.Default().
 	Logger *slog.Logger
+	// LookupRate and LookupBurst are the instance's budget of user lookups
+	// (budget.go): LookupRate a second sustained, LookupBurst at once, half
+	// of it kept for refreshes of users already known. Zero takes
+	// DefaultLookupRate and DefaultLookupBurst.
+	LookupRate  float64
+	LookupBurst int
 }
 
 // DefaultCheckEvery and MaxCheckEvery bound the revocation check's period.
@@ -90,30 +99,47 @@ func newVerifier(decode func(context.Context, string) (*fbauth.Token, error), lo
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Verifier{decode: decode, users: newUserCheck(lookup, o)}, nil
+	if o.LookupRate == 0 {
+		o.LookupRate = DefaultLookupRate
+	}
+	if o.LookupBurst == 0 {
+		o.LookupBurst = DefaultLookupBurst
+	}
+	budget, err := newLookupBudget(o.LookupRate, o.LookupBurst)
+	if err != nil {
+		return nil, err
+	}
+	return &Verifier{decode: decode, users: newUserCheck(lookup, budget, o)}, nil
 }
 
-// VerifyIDToken returns the uid of a valid token.
+// VerifyIDToken returns the identity a valid token carries: its uid, and
+// the name and picture claims its issuer put in it (Firebase Auth copies a
+// user's displayName and photoURL there), which the API shows instead of
+// names a client asserts.
 //
 // Returns EUnauthenticated for a malformed, expired or foreign token, for a
-// token issued no later than the second its user's tokens were revoked,
-// and for a user that is disabled or no longer exists; EUnavailable when
+// token issued in a second before its user's tokens were revoked,
+// and for a user that is disabled or no longer exists; ERateLimited (with
+// RetryAfter) when the user needs a lookup, has no recent answer to fall
+// back on, and the instance's lookup budget is spent; EUnavailable when
 // verification could not be completed (the key server, Firebase Auth or the
 // emulator unreachable, and no recent answer about the user to fall back
 // on).
-func (v *Verifier) VerifyIDToken(ctx context.Context, idToken string) (string, error) {
+func (v *Verifier) VerifyIDToken(ctx context.Context, idToken string) (presence.Identity, error) {
 	tok, err := v.decode(ctx, idToken)
 	switch {
 	case err == nil:
 	case fbauth.IsIDTokenExpired(err):
-		return "", presence.Errorf(presence.EUnauthenticated, "the ID token has expired; refresh it")
+		return presence.Identity{}, presence.Errorf(presence.EUnauthenticated, "the ID token has expired; refresh it")
 	case fbauth.IsIDTokenInvalid(err), fbauth.IsUserNotFound(err), fbauth.IsUserDisabled(err):
-		return "", presence.Errorf(presence.EUnauthenticated, "the ID token is not valid for this project")
+		return presence.Identity{}, presence.Errorf(presence.EUnauthenticated, "the ID token is not valid for this project")
 	default:
-		return "", fmt.Errorf("verifying ID token: %w: %w", presence.Errorf(presence.EUnavailable, "could not verify the ID token; retry"), err)
+		return presence.Identity{}, fmt.Errorf("verifying ID token: %w: %w", presence.Errorf(presence.EUnavailable, "could not verify the ID token; retry"), err)
 	}
 	if err := v.users.check(ctx, tok.UID, time.Unix(tok.IssuedAt, 0)); err != nil {
-		return "", err
+		return presence.Identity{}, err
 	}
-	return tok.UID, nil
+	name, _ := tok.Claims["name"].(string)
+	picture, _ := tok.Claims["picture"].(string)
+	return presence.Identity{UID: tok.UID, Name: name, Picture: picture}, nil
 }

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -102,7 +103,8 @@ func (f *fixture) issuedAt(uid string, sec int64) string {
 }
 
 func (f *fixture) verify(token string) (string, error) {
-	return f.v.VerifyIDToken(context.Background(), token)
+	who, err := f.v.VerifyIDToken(context.Background(), token)
+	return who.UID, err
 }
 
 func wantCode(t *testing.T, err error, code string) {
@@ -134,6 +136,9 @@ func TestVerifier_DisabledUserRefusedOnceTheCheckExpires(t *testing.T) {
 	}
 }
 
+// A revocation refuses every token issued in an earlier second. Firebase
+// keeps both times to the second, so a token of the revocation's own second
+// may predate it; it is accepted, as the Admin SDK accepts it (see judge).
 func TestVerifier_RevokedTokenRefused(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -142,21 +147,78 @@ func TestVerifier_RevokedTokenRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Advance(every)
-	// Issued before the revocation call, so in its second or earlier.
-	_, err := f.verify(u.IDToken)
-	wantCode(t, err, presence.EUnauthenticated)
-
 	rec, err := f.admin.GetUser(ctx, u.UID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	revokedAt := rec.TokensValidAfterMillis / 1000
-	// Firebase keeps both times to the second. A token of the revocation's
-	// own second may predate it: refused. One of the next second cannot.
-	_, err = f.verify(f.issuedAt(u.UID, revokedAt))
+	if revokedAt == 0 {
+		t.Fatal("the revocation set no validSince")
+	}
+
+	_, err = f.verify(f.issuedAt(u.UID, revokedAt-1))
 	wantCode(t, err, presence.EUnauthenticated)
-	if uid, err := f.verify(f.issuedAt(u.UID, revokedAt+1)); err != nil || uid != u.UID {
-		t.Fatalf("a token issued after the revocation: %q, %v", uid, err)
+	for _, sec := range []int64{revokedAt, revokedAt + 1} {
+		if uid, err := f.verify(f.issuedAt(u.UID, sec)); err != nil || uid != u.UID {
+			t.Fatalf("a token of second %d (revoked at %d): %q, %v; want it accepted", sec, revokedAt, uid, err)
+		}
+	}
+	// The sign-up's own token, issued before the revocation call: refused
+	// unless the two fell into the same second.
+	_, err = f.verify(u.IDToken)
+	if iat := emulatortest.IssuedAt(t, u.IDToken); iat < revokedAt {
+		wantCode(t, err, presence.EUnauthenticated)
+	} else if err != nil {
+		t.Fatalf("a token of the revocation's own second: %v; want it accepted", err)
+	}
+}
+
+// Firebase sets validSince when an email account is created and when its
+// password changes, to the second of the token that call returns. That token
+// must work at once and for its whole hour: a check that refused the
+// validSince second itself refused every new account's first token.
+func TestVerifier_SignUpAndPasswordChangeTokensAccepted(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	email := fmt.Sprintf("ada-%d@example.com", time.Now().UnixNano())
+	u := emulatortest.SignUpWithEmail(t, email, "first-secret")
+	rec, err := f.admin.GetUser(ctx, u.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The case under test: without this the sign-up set no validSince and
+	// the assertions below would pass whatever the check does.
+	if iat := emulatortest.IssuedAt(t, u.IDToken); rec.TokensValidAfterMillis != iat*1000 {
+		t.Fatalf("validSince %d ms, token issued at %d s: the sign-up no longer sets validSince to its token's second",
+			rec.TokensValidAfterMillis, iat)
+	}
+	if uid, err := f.verify(u.IDToken); err != nil || uid != u.UID {
+		t.Fatalf("the sign-up's own token: %q, %v; want it accepted", uid, err)
+	}
+	f.clock.Advance(every - time.Millisecond)
+	if _, err := f.verify(u.IDToken); err != nil {
+		t.Fatalf("the sign-up's token later on: %v", err)
+	}
+
+	changed := emulatortest.ChangePassword(t, u.IDToken, "second-secret")
+	f.clock.Advance(every) // the check looks the user up again
+	if uid, err := f.verify(changed.IDToken); err != nil || uid != u.UID {
+		t.Fatalf("the token the password change returned: %q, %v; want it accepted", uid, err)
+	}
+	// The older token is now refused, unless it fell into the change's
+	// own second.
+	rec, err = f.admin.GetUser(ctx, u.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.verify(u.IDToken)
+	if emulatortest.IssuedAt(t, u.IDToken)*1000 < rec.TokensValidAfterMillis {
+		wantCode(t, err, presence.EUnauthenticated)
+	} else if err != nil {
+		t.Fatalf("a token of the password change's own second: %v; want it accepted", err)
+	}
+	if n := f.lookups.Load(); n != 2 {
+		t.Errorf("lookups = %d, want 2 (one per period)", n)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -30,10 +31,23 @@ type Config struct {
 	// limits each user's requests per instance (Rate 0: no limit).
 	AppCheckMode httpapi.AppCheckMode
 	RateLimit    ratelimit.Config
+	// IPRateLimit limits each client address's requests per instance,
+	// before authentication (Rate 0: no limit). AuthLookupRate and
+	// AuthLookupBurst are each instance's budget of user lookups
+	// (auth.Options.LookupRate, LookupBurst).
+	IPRateLimit ratelimit.Config
+	// StateRateLimit limits each user's state updates per instance (Rate
+	// 0: no limit beyond RateLimit).
+	StateRateLimit  ratelimit.Config
+	AuthLookupRate  float64
+	AuthLookupBurst int
 	// RevocationCheckEvery is how long a user's Firebase Auth record is
 	// trusted per instance: the bound on how long a disabled user or a
 	// revoked token keeps working (auth.Options.CheckEvery).
 	RevocationCheckEvery time.Duration
+	// AllowClientNames lets a client's displayName win over its ID token's
+	// name (ROOMLEASE_CLIENT_NAMES=allow; default identity).
+	AllowClientNames bool
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -54,6 +68,9 @@ const (
 	EnvAllowedOrigins   = "ROOMLEASE_ALLOWED_ORIGINS"
 	EnvLogLevel         = "ROOMLEASE_LOG_LEVEL"
 	EnvTypingExpiry     = "ROOMLEASE_TYPING_EXPIRY"
+	EnvRecentlyLeft     = "ROOMLEASE_RECENTLY_LEFT"
+	EnvAwayLease        = "ROOMLEASE_AWAY_LEASE"
+	EnvAwayHeartbeat    = "ROOMLEASE_AWAY_HEARTBEAT"
 	EnvClosingRetention = "ROOMLEASE_CLOSING_RETENTION"
 	EnvArchiveReceipts  = "ROOMLEASE_ARCHIVE_RECEIPTS"
 	EnvCleanupMode      = "ROOMLEASE_CLEANUP_MODE"
@@ -70,18 +87,23 @@ const (
 	// user or a changed room policy may go unnoticed by an instance.
 	EnvRevocationCheckEvery = "ROOMLEASE_REVOCATION_CHECK_EVERY"
 	EnvPolicyCache          = "ROOMLEASE_POLICY_CACHE"
+	// EnvClientNames is identity (the ID token's name wins) or allow (the
+	// client's displayName wins).
+	EnvClientNames = "ROOMLEASE_CLIENT_NAMES"
 )
 
 // The per-user caps (abuse limits), also in the README's settings table.
 const (
 	EnvMaxSessionsPerUser = "ROOMLEASE_MAX_SESSIONS_PER_USER"
 	EnvMaxRoomsPerUser    = "ROOMLEASE_MAX_ROOMS_PER_USER"
+	// EnvMaxStateBytes bounds a participant's state as JSON.
+	EnvMaxStateBytes = "ROOMLEASE_MAX_STATE_BYTES"
 )
 
 // FromEnv reads the settings through getenv (os.Getenv in production) and
 // returns every problem found, not just the first.
 func FromEnv(getenv func(string) string) (Config, error) {
-	c := Config{Presence: presence.DefaultSettings(), DatabaseID: "(default)", AllowedOrigins: []string{"*"},
+	c := Config{Presence: presence.DefaultSettings(), DatabaseID: DefaultDatabase, AllowedOrigins: []string{"*"},
 		Sweep: sweep.Config{DefaultMode: sweep.Enforce}, RevocationCheckEvery: auth.DefaultCheckEvery}
 	var errs []error
 
@@ -91,6 +113,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if v := getenv(EnvDatabase); v != "" {
 		c.DatabaseID = v
+		if err := CheckDatabaseID(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", EnvDatabase, err))
+		}
 	}
 	duration := func(name string, dst *time.Duration) {
 		v := getenv(name)
@@ -110,6 +135,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	duration(EnvRecordHorizon, &c.Presence.RecordHorizon)
 	duration(EnvSessionRetention, &c.Presence.SessionRetention)
 	duration(EnvTypingExpiry, &c.Presence.TypingExpiry)
+	duration(EnvRecentlyLeft, &c.Presence.RecentlyLeft)
+	duration(EnvAwayLease, &c.Presence.AwayLease)
+	duration(EnvAwayHeartbeat, &c.Presence.AwayHeartbeat)
 	duration(EnvClosingRetention, &c.Presence.ClosingRetention)
 	duration(EnvSweepBudget, &c.Sweep.RunBudget)
 	duration(EnvPolicyCache, &c.Presence.PolicyCache)
@@ -127,6 +155,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	case getenv(EnvSweepInterval) != "":
 		duration(EnvSweepInterval, &c.Sweep.MaxWait)
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%s is deprecated; rename it %s", EnvSweepInterval, EnvSweepMaxPause))
+	}
+	switch v := getenv(EnvClientNames); v {
+	case "", "identity":
+	case "allow":
+		c.AllowClientNames = true
+	default:
+		errs = append(errs, fmt.Errorf("%s=%q: use identity (the ID token's name is shown) or allow (the client's displayName is)", EnvClientNames, v))
 	}
 	if v := getenv(EnvArchiveReceipts); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -174,6 +209,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	atLeastOne(EnvMaxSessionsPerUser, &c.Presence.MaxSessionsPerUser)
 	atLeastOne(EnvMaxRoomsPerUser, &c.Presence.MaxRoomsPerUser)
+	whole(EnvMaxStateBytes, &c.Presence.MaxStateBytes)
 	if v := getenv(EnvAllowedOrigins); v != "" {
 		c.AllowedOrigins = nil
 		for _, o := range strings.Split(v, ",") {
@@ -203,6 +239,30 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("roomlease configuration: %w", err)
 	}
 	return c, nil
+}
+
+// DefaultDatabase is the database the Firebase SDKs open when none is named.
+const DefaultDatabase = httpapi.DefaultDatabase
+
+// DatabaseIDPattern is Firestore's rule for a named database: 4–63
+// characters, lowercase letters, digits and hyphens, starting with a letter
+// and not ending with a hyphen. terraform/variables.tf checks database_id
+// with the same pattern (a test there keeps them equal), so that a value
+// Terraform accepts never stops the functions at start-up.
+const DatabaseIDPattern = `^[a-z][a-z0-9-]{2,61}[a-z0-9]$`
+
+var databaseIDPattern = regexp.MustCompile(DatabaseIDPattern)
+
+// CheckDatabaseID refuses what Firestore would refuse as a database id. A
+// mistyped id must stop the server at start-up: the Go client would
+// otherwise fail only at the first request, and the id is also what
+// clients are told to listen to (GET /v1/config, the join reply).
+func CheckDatabaseID(id string) error {
+	if id == DefaultDatabase || databaseIDPattern.MatchString(id) {
+		return nil
+	}
+	return fmt.Errorf("%q is not a Firestore database id: use %q or 4-63 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen",
+		id, DefaultDatabase)
 }
 
 func firstSet(getenv func(string) string, names ...string) string {

@@ -36,6 +36,14 @@ func TestFromEnv(t *testing.T) {
 			t.Fatalf("overrides: %+v", c)
 		}
 	})
+	t.Run("NamedDatabase", func(t *testing.T) {
+		for _, id := range []string{"roomlease", "(default)", "presence-eu-1"} {
+			c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvDatabase: id}))
+			if err != nil || c.DatabaseID != id {
+				t.Fatalf("%s=%q: database %q, err %v", config.EnvDatabase, id, c.DatabaseID, err)
+			}
+		}
+	})
 	t.Run("FreshnessBounds", func(t *testing.T) {
 		c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p"}))
 		if err != nil {
@@ -78,6 +86,18 @@ func TestFromEnv(t *testing.T) {
 			})
 		}
 	})
+	t.Run("ClientNames", func(t *testing.T) {
+		for v, want := range map[string]bool{"": false, "identity": false, "allow": true} {
+			c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvClientNames: v}))
+			if err != nil || c.AllowClientNames != want {
+				t.Fatalf("%s=%q: allow %v, %v; want %v", config.EnvClientNames, v, c.AllowClientNames, err, want)
+			}
+		}
+		if _, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvClientNames: "yes"})); err == nil ||
+			!strings.Contains(err.Error(), config.EnvClientNames) {
+			t.Fatalf("an unknown value: %v, want an error naming %s", err, config.EnvClientNames)
+		}
+	})
 	t.Run("EmulatorVariablesOnCloudRun", func(t *testing.T) {
 		onCloudRun := map[string]string{config.EnvProjectID: "p", "K_SERVICE": "roomlease-presence", "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:9099"}
 		_, err := config.FromEnv(env(onCloudRun))
@@ -98,6 +118,9 @@ func TestFromEnv(t *testing.T) {
 		want string
 	}{
 		"ErrNoProject":                   {map[string]string{}, config.EnvProjectID + " is not set"},
+		"ErrDatabaseUppercase":           {map[string]string{config.EnvProjectID: "p", config.EnvDatabase: "RoomLease"}, config.EnvDatabase + `: "RoomLease" is not a Firestore database id`},
+		"ErrDatabaseTooShort":            {map[string]string{config.EnvProjectID: "p", config.EnvDatabase: "rl"}, config.EnvDatabase + `: "rl" is not a Firestore database id`},
+		"ErrDatabaseEndsWithHyphen":      {map[string]string{config.EnvProjectID: "p", config.EnvDatabase: "roomlease-"}, config.EnvDatabase + `: "roomlease-" is not a Firestore database id`},
 		"ErrBadDuration":                 {map[string]string{config.EnvProjectID: "p", config.EnvLease: "15"}, config.EnvLease + `="15" is not a duration`},
 		"ErrBadNumber":                   {map[string]string{config.EnvProjectID: "p", config.EnvMaxParticipants: "many"}, config.EnvMaxParticipants},
 		"ErrLeaseBelowTwoBeats":          {map[string]string{config.EnvProjectID: "p", config.EnvLease: "8s"}, "at least twice the heartbeat"},

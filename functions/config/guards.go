@@ -5,15 +5,38 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/roomlease/roomlease/functions/auth"
 	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/ratelimit"
 )
 
-// App Check and rate limits of the client API.
+// App Check, rate limits and the lookup budget of the client API.
 const (
 	EnvAppCheck  = "ROOMLEASE_APP_CHECK"
 	EnvRateLimit = "ROOMLEASE_RATE_LIMIT"
 	EnvRateBurst = "ROOMLEASE_RATE_BURST"
+	// EnvIPRateLimit and EnvIPRateBurst limit each client address, before
+	// its token is verified; EnvAuthLookupRate and EnvAuthLookupBurst bound
+	// an instance's user lookups at Firebase Auth.
+	EnvIPRateLimit     = "ROOMLEASE_IP_RATE_LIMIT"
+	EnvIPRateBurst     = "ROOMLEASE_IP_RATE_BURST"
+	EnvAuthLookupRate  = "ROOMLEASE_AUTH_LOOKUP_RATE"
+	EnvAuthLookupBurst = "ROOMLEASE_AUTH_LOOKUP_BURST"
+	// EnvStateRateLimit and EnvStateRateBurst limit each user's state
+	// updates, per instance.
+	EnvStateRateLimit = "ROOMLEASE_STATE_RATE_LIMIT"
+	EnvStateRateBurst = "ROOMLEASE_STATE_RATE_BURST"
+)
+
+// Defaults of the state updates' limit, per user and per instance. Every
+// state change is read by every listener in the room: in a room of 1 000
+// whose members each changed state once a second, listeners would read a
+// million documents a second. One a second with a burst of five lets a UI
+// set a status, a colour and what the user looks at in one go, and holds a
+// script that streams state to a few updates a second per instance.
+const (
+	DefaultStateRateLimit = 1.0
+	DefaultStateRateBurst = 5
 )
 
 // Defaults of the rate limit, per user and per instance. A normal client
@@ -31,7 +54,20 @@ const (
 	RateLimitMaxKeys = 10000
 )
 
-// readGuards reads the App Check mode and the rate limit into c.
+// Defaults of the per-address limit, per instance. Many users can share one
+// address (an office, a campus, a carrier's NAT), so it is set for a crowd:
+// at about 0.3 requests a second per user, 100 a second is a few hundred
+// users behind one address on one instance, and the burst covers them
+// reopening their tabs together. One client alone is held to it whatever
+// uids it mints. MaxKeys as for users.
+const (
+	DefaultIPRateLimit = 100.0
+	DefaultIPRateBurst = 200
+	IPRateLimitMaxKeys = 10000
+)
+
+// readGuards reads the App Check mode, the rate limits and the lookup
+// budget into c.
 func readGuards(getenv func(string) string, c *Config) []error {
 	var errs []error
 	c.AppCheckMode = httpapi.AppCheckOff
@@ -42,24 +78,62 @@ func readGuards(getenv func(string) string, c *Config) []error {
 		}
 		c.AppCheckMode = m
 	}
-	c.RateLimit = ratelimit.Config{Rate: DefaultRateLimit, Burst: DefaultRateBurst, MaxKeys: RateLimitMaxKeys}
-	if v := getenv(EnvRateLimit); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-			errs = append(errs, fmt.Errorf("%s=%q is not a number of requests per second such as 5 or 0.5 (0 turns the limit off)", EnvRateLimit, v))
+	// rate reads a number of requests a second: zero turns a limit off
+	// where offOK, and is refused elsewhere.
+	rate := func(name string, dst *float64, unit string, offOK bool) {
+		v := getenv(name)
+		if v == "" {
+			return
 		}
-		c.RateLimit.Rate = f
+		f, err := strconv.ParseFloat(v, 64)
+		switch {
+		case err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f):
+			hint := ""
+			if offOK {
+				hint = " (0 turns the limit off)"
+			}
+			errs = append(errs, fmt.Errorf("%s=%q is not a number of %s per second such as 5 or 0.5%s", name, v, unit, hint))
+		case f == 0 && !offOK:
+			errs = append(errs, fmt.Errorf("%s=%q must be more than 0: it bounds %s per second", name, v, unit))
+		}
+		*dst = f
 	}
-	if v := getenv(EnvRateBurst); v != "" {
+	burst := func(name string, dst *int) {
+		v := getenv(name)
+		if v == "" {
+			return
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			errs = append(errs, fmt.Errorf("%s=%q is not a whole number of at least 1", EnvRateBurst, v))
+			errs = append(errs, fmt.Errorf("%s=%q is not a whole number of at least 1", name, v))
 		}
-		c.RateLimit.Burst = n
+		*dst = n
 	}
+	c.RateLimit = ratelimit.Config{Rate: DefaultRateLimit, Burst: DefaultRateBurst, MaxKeys: RateLimitMaxKeys}
+	rate(EnvRateLimit, &c.RateLimit.Rate, "requests", true)
+	burst(EnvRateBurst, &c.RateLimit.Burst)
+	c.IPRateLimit = ratelimit.Config{Rate: DefaultIPRateLimit, Burst: DefaultIPRateBurst, MaxKeys: IPRateLimitMaxKeys}
+	rate(EnvIPRateLimit, &c.IPRateLimit.Rate, "requests", true)
+	burst(EnvIPRateBurst, &c.IPRateLimit.Burst)
+	c.StateRateLimit = ratelimit.Config{Rate: DefaultStateRateLimit, Burst: DefaultStateRateBurst, MaxKeys: RateLimitMaxKeys}
+	rate(EnvStateRateLimit, &c.StateRateLimit.Rate, "state updates", true)
+	burst(EnvStateRateBurst, &c.StateRateLimit.Burst)
+	c.AuthLookupRate, c.AuthLookupBurst = auth.DefaultLookupRate, auth.DefaultLookupBurst
+	rate(EnvAuthLookupRate, &c.AuthLookupRate, "lookups", false)
+	burst(EnvAuthLookupBurst, &c.AuthLookupBurst)
 	if len(errs) == 0 && c.RateLimited() {
 		if err := c.RateLimit.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("%s, %s: %w", EnvRateLimit, EnvRateBurst, err))
+		}
+	}
+	if len(errs) == 0 && c.StateRateLimit.Rate > 0 {
+		if err := c.StateRateLimit.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("%s, %s: %w", EnvStateRateLimit, EnvStateRateBurst, err))
+		}
+	}
+	if len(errs) == 0 && c.IPRateLimited() {
+		if err := c.IPRateLimit.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("%s, %s: %w", EnvIPRateLimit, EnvIPRateBurst, err))
 		}
 	}
 	return errs
@@ -68,3 +142,7 @@ func readGuards(getenv func(string) string, c *Config) []error {
 // RateLimited reports whether per-user rate limiting is on
 // (ROOMLEASE_RATE_LIMIT is not 0).
 func (c Config) RateLimited() bool { return c.RateLimit.Rate > 0 }
+
+// IPRateLimited reports whether the per-address limit is on
+// (ROOMLEASE_IP_RATE_LIMIT is not 0).
+func (c Config) IPRateLimited() bool { return c.IPRateLimit.Rate > 0 }

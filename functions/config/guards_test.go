@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roomlease/roomlease/functions/auth"
 	"github.com/roomlease/roomlease/functions/config"
 	"github.com/roomlease/roomlease/functions/httpapi"
 )
@@ -56,6 +57,62 @@ func TestFromEnv_AppCheckAndRateLimit(t *testing.T) {
 		"ErrInfiniteRate":     {map[string]string{config.EnvRateLimit: "+Inf"}, config.EnvRateLimit},
 		"ErrBurstZero":        {map[string]string{config.EnvRateBurst: "0"}, config.EnvRateBurst + `="0"`},
 		"ErrBurstNotAInteger": {map[string]string{config.EnvRateBurst: "2.5"}, config.EnvRateBurst + `="2.5"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tc.value[config.EnvProjectID] = "p"
+			_, err := config.FromEnv(env(tc.value))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFromEnv_AddressLimitAndLookupBudget(t *testing.T) {
+	t.Run("Defaults", func(t *testing.T) {
+		c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.IPRateLimited() || c.IPRateLimit.Rate != config.DefaultIPRateLimit || c.IPRateLimit.Burst != config.DefaultIPRateBurst ||
+			c.IPRateLimit.MaxKeys != config.IPRateLimitMaxKeys {
+			t.Errorf("per-address limit %+v by default", c.IPRateLimit)
+		}
+		if c.AuthLookupRate != auth.DefaultLookupRate || c.AuthLookupBurst != auth.DefaultLookupBurst {
+			t.Errorf("lookup budget %v/%d by default", c.AuthLookupRate, c.AuthLookupBurst)
+		}
+	})
+	t.Run("Overrides", func(t *testing.T) {
+		c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p",
+			config.EnvIPRateLimit: "20", config.EnvIPRateBurst: "40", config.EnvAuthLookupRate: "2.5", config.EnvAuthLookupBurst: "8"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.IPRateLimit.Rate != 20 || c.IPRateLimit.Burst != 40 || c.AuthLookupRate != 2.5 || c.AuthLookupBurst != 8 {
+			t.Errorf("got %+v, %v/%d", c.IPRateLimit, c.AuthLookupRate, c.AuthLookupBurst)
+		}
+	})
+	t.Run("ZeroTurnsTheAddressLimitOff", func(t *testing.T) {
+		c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvIPRateLimit: "0"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.IPRateLimited() {
+			t.Error("ROOMLEASE_IP_RATE_LIMIT=0 still limits")
+		}
+	})
+	for name, tc := range map[string]struct {
+		value map[string]string
+		want  string
+	}{
+		// The budget is what bounds lookups; it cannot be turned off.
+		"ErrLookupRateZero":       {map[string]string{config.EnvAuthLookupRate: "0"}, config.EnvAuthLookupRate + `="0" must be more than 0`},
+		"ErrLookupRateNegative":   {map[string]string{config.EnvAuthLookupRate: "-5"}, config.EnvAuthLookupRate + `="-5"`},
+		"ErrLookupRateNotANumber": {map[string]string{config.EnvAuthLookupRate: "lots"}, config.EnvAuthLookupRate + `="lots"`},
+		"ErrLookupBurstZero":      {map[string]string{config.EnvAuthLookupBurst: "0"}, config.EnvAuthLookupBurst + `="0"`},
+		"ErrIPRateInfinite":       {map[string]string{config.EnvIPRateLimit: "Inf"}, config.EnvIPRateLimit},
+		"ErrIPRateNegative":       {map[string]string{config.EnvIPRateLimit: "-1"}, config.EnvIPRateLimit + `="-1"`},
+		"ErrIPBurstFraction":      {map[string]string{config.EnvIPRateBurst: "1.5"}, config.EnvIPRateBurst + `="1.5"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tc.value[config.EnvProjectID] = "p"

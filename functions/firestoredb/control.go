@@ -2,27 +2,41 @@ package firestoredb
 
 import (
 	"context"
+	"fmt"
 
 	"cloud.google.com/go/firestore"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/roomlease/roomlease/functions/presence"
 )
 
 // The operator's documents under roomlease/: the run-time kill switch and
 // the latest sweep summary.
 
 // CleanupMode returns the run-time mode operators set at roomlease/config
-// (field cleanupMode), or "" when none is set.
-func (s *Store) CleanupMode(ctx context.Context) (string, error) {
+// (field cleanupMode), as stored: a value that is not a string is reported
+// by its type, never read as "" (which would mean the default).
+func (s *Store) CleanupMode(ctx context.Context) (presence.ModeSetting, error) {
 	snap, err := s.getDoc(ctx, s.control(ConfigDoc))
 	if status.Code(err) == codes.NotFound {
-		return "", nil
+		return presence.ModeSetting{}, nil
 	}
 	if err != nil {
-		return "", storeError("reading the cleanup mode", err)
+		return presence.ModeSetting{}, storeError("reading the cleanup mode", err)
 	}
-	mode, _ := snap.Data()[FieldCleanupMode].(string)
-	return mode, nil
+	raw, ok := snap.Data()[FieldCleanupMode]
+	switch v := raw.(type) {
+	case nil:
+		if !ok {
+			return presence.ModeSetting{}, nil
+		}
+		return presence.ModeSetting{Set: true, NotString: "null"}, nil
+	case string:
+		return presence.ModeSetting{Set: true, Value: v}, nil
+	default:
+		return presence.ModeSetting{Set: true, NotString: fmt.Sprintf("%T", v)}, nil
+	}
 }
 
 // SetCleanupMode writes the run-time mode (the kill switch).

@@ -98,10 +98,10 @@ func TestCrowd_LastTwoDeparturesEmptyTheRoomOnce(t *testing.T) {
 	}
 }
 
-// Race 7 of DESIGN.md: one instance handles what looks like the last
+// docs/races.md, "two processes": one instance handles what looks like the last
 // departure while another accepts a join into the same room. Whatever the
 // order, the room ends active with the newcomer listed.
-func TestRace7_LastDepartureAgainstAJoinOnAnotherInstance(t *testing.T) {
+func TestCrowd_LastDepartureAgainstAJoinOnAnotherInstance(t *testing.T) {
 	for round := range 8 {
 		f := MustOpenStore(t)
 		room := fmt.Sprintf("r7-%d", round)

@@ -1,12 +1,19 @@
 // Package firestoredb is the presence store on Cloud Firestore.
 //
-// Every decision is made in a Firestore transaction (Store.transact) that
-// reads the documents the decision needs, asks the presence package for the
-// decision with one `now`, and writes exactly what the decision returns.
-// Firestore locks what a transaction reads until it commits, so two requests
-// that touch the same session or roster entry serialise; one of them
-// retries with fresh reads. That is what makes the compare-and-set on
-// generations atomic.
+// Every decision about a session or a roster entry is made in a Firestore
+// transaction (Store.transact) that reads the documents the decision needs,
+// asks the presence package for the decision with one `now`, and writes
+// exactly what the decision returns. Firestore locks what a transaction
+// reads until it commits, so two requests that touch the same session or
+// roster entry serialise; one of them retries with fresh reads. That is
+// what makes the compare-and-set on generations atomic.
+//
+// Two kinds of decision are made outside a transaction, each with a
+// condition that stands in for the lock: a room's lifecycle write (created,
+// emptied, revived) is conditioned on the version of the room it was
+// computed from (join.go, emptiness.go), and the sweeper's listings are
+// re-checked, candidate by candidate, in transactions of their own. Every
+// such pair is a race in docs/races.md with a test that forces it.
 //
 // The layout keeps requests of different users apart (see revision.go):
 // joins and leaves write their own entry and session and a blind increment

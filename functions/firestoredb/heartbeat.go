@@ -48,10 +48,9 @@ func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Ti
 	if err := s.admit(ctx, ref.RoomID, ref.ParticipantID); err != nil {
 		return time.Time{}, err
 	}
-	sessionRef := s.session(ref.SessionKey)
 	var deadline time.Time
 	err := s.transact(ctx, "heartbeat", func(tx *txn, now time.Time) error {
-		snaps, err := tx.getAll(sessionRef)
+		snaps, err := tx.getAll(s.session(ref.SessionKey))
 		if err != nil {
 			return err
 		}
@@ -59,35 +58,42 @@ func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Ti
 		if err != nil {
 			return err
 		}
-		renewed, write, err := s.settings.Renew(now, stored, ref)
-		if err != nil {
-			return err
-		}
-		deadline = renewed.LeaseExpiresAt
-		if !write {
-			// Committing a transaction that staged nothing writes nothing;
-			// the read is all this heartbeat is billed.
-			return nil
-		}
-		updates := []firestore.Update{
-			{Path: FieldLeaseExpiresAt, Value: renewed.LeaseExpiresAt},
-			{Path: FieldExpireAt, Value: renewed.ExpireAt},
-		}
-		// Once a day at most: keep the room's and roster entry's TTL
-		// backstop ahead of a long-lived room (see presence/ttl.go). The
-		// reads come before any write, as transactions require.
-		if s.settings.RefreshDue(now, renewed) {
-			more, err := s.refreshExpiry(tx, now, ref, &renewed)
-			if err != nil {
-				return err
-			}
-			updates = append(updates, more...)
-		}
-		// Update, not Set: only the lease fields change, and the update
-		// fails rather than recreating the document if it vanished.
-		return tx.update(sessionRef, updates)
+		deadline, err = s.renewIn(tx, now, ref, stored)
+		return err
 	})
 	return deadline, err
+}
+
+// renewIn decides, in tx, a heartbeat of ref at now against its session as
+// read there (stored), stages the renewal when one is due, and returns the
+// lease's end.
+func (s *Store) renewIn(tx *txn, now time.Time, ref presence.SessionRef, stored *presence.Session) (time.Time, error) {
+	renewed, write, err := s.settings.Renew(now, stored, ref)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !write {
+		// Committing a transaction that staged nothing writes nothing;
+		// the read is all this heartbeat is billed.
+		return renewed.LeaseExpiresAt, nil
+	}
+	updates := []firestore.Update{
+		{Path: FieldLeaseExpiresAt, Value: renewed.LeaseExpiresAt},
+		{Path: FieldExpireAt, Value: renewed.ExpireAt},
+	}
+	// Once a day at most: keep the room's and roster entry's TTL backstop
+	// ahead of a long-lived room (see presence/ttl.go). The reads come
+	// before any write, as transactions require.
+	if s.settings.RefreshDue(now, renewed) {
+		more, err := s.refreshExpiry(tx, now, ref, &renewed)
+		if err != nil {
+			return time.Time{}, err
+		}
+		updates = append(updates, more...)
+	}
+	// Update, not Set: only the lease fields change, and the update fails
+	// rather than recreating the document if it vanished.
+	return renewed.LeaseExpiresAt, tx.update(s.session(ref.SessionKey), updates)
 }
 
 // refreshExpiry pushes the room's and roster entry's expireAt forward when

@@ -85,6 +85,9 @@ func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, pl
 		if err := tx.delete(s.participant(k.RoomID, k.ParticipantID)); err != nil {
 			return err
 		}
+		if err := s.recordDeparture(tx, plan); err != nil {
+			return err
+		}
 		entryRemoved = &plan.DepartedAt
 	case plan.WriteParticipant:
 		if err := tx.set(s.participant(k.RoomID, k.ParticipantID), participantToRecord(plan.Participant)); err != nil {
@@ -95,4 +98,15 @@ func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, pl
 		return s.countChange(tx, now, k.RoomID, k.ParticipantID, entryRemoved)
 	}
 	return nil
+}
+
+// recordDeparture stages, with the removal of plan's roster entry, the
+// record that shows the user among the room's recent departures (see
+// presence.Departure); none when RecentlyLeft is 0.
+func (s *Store) recordDeparture(tx *txn, plan presence.DeparturePlan) error {
+	if s.settings.RecentlyLeft <= 0 {
+		return nil
+	}
+	d := s.settings.DepartureOf(plan)
+	return tx.set(s.room(d.RoomID).Collection(RecentlyLeftCollection).Doc(d.ParticipantID), departureToRecord(d))
 }

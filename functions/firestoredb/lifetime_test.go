@@ -1,6 +1,8 @@
 package firestoredb_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +98,20 @@ func TestLifetime_RevisionShardsOutliveTheirRoomsRefresh(t *testing.T) {
 		if !exp.After(roomExpireAt.Add(-presence.RefreshWindow)) {
 			t.Errorf("shard %s expires at %v, before heartbeats refresh a room expiring at %v", shard.Ref.ID, exp, roomExpireAt)
 		}
+	}
+}
+
+// A transaction that runs out of time says how many attempts it made and
+// for how long, so that a timed-out request tells contention (many
+// attempts) from a wait on one (docs/operations.md, "Failing requests").
+func TestTransact_ATimedOutRequestNamesItsAttempts(t *testing.T) {
+	f := MustOpenStore(t)
+	ctx, cancel := context.WithTimeout(f.ctx, 200*time.Millisecond)
+	defer cancel()
+	f.store.SetBeforeJoinReads(func() { <-ctx.Done() })
+	_, err := f.store.Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "slow", ParticipantID: "alice", SessionID: "tab"}})
+	wantCode(t, err, presence.EUnavailable)
+	if !strings.Contains(err.Error(), "1 attempts in") {
+		t.Fatalf("error %q does not name its attempts", err)
 	}
 }

@@ -27,8 +27,8 @@ func (s *Store) Ops() OpCounts {
 	return OpCounts{Reads: s.ops.reads.Load(), Writes: s.ops.writes.Load()}
 }
 
-// opMeter counts operations. Only the helpers in this file and in txn.go
-// touch it: no call site counts by hand.
+// opMeter counts operations. Only the helpers in this file, in txn.go and
+// the aggregation in revision.go touch it: no call site counts by hand.
 type opMeter struct{ reads, writes atomic.Int64 }
 
 // read counts a lookup or query that returned n documents.

@@ -186,6 +186,9 @@ func (s *Store) evict(ctx context.Context, roomID, uid string) (presence.Departu
 		if err := tx.delete(entryRef); err != nil {
 			return err
 		}
+		if err := s.recordDeparture(tx, plan); err != nil {
+			return err
+		}
 		return s.countChange(tx, now, roomID, uid, &plan.DepartedAt)
 	})
 	return plan, err

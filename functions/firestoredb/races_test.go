@@ -12,9 +12,9 @@ import (
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
-// Race 1 of DESIGN.md: join gen A, join gen B for the same session, then A's
+// docs/races.md, "late leave": join gen A, join gen B for the same session, then A's
 // leave arrives late. B must remain.
-func TestRace1_LateLeaveOfOlderGenerationKeepsNewer(t *testing.T) {
+func TestRaces_LateLeaveOfAnOlderGenerationKeepsTheNewer(t *testing.T) {
 	f := MustOpenStore(t)
 	a := f.mustJoin(t, "r1", "alice", "tab-1")
 	f.clock.Advance(2 * time.Second)
@@ -43,8 +43,8 @@ func TestRace1_LateLeaveOfOlderGenerationKeepsNewer(t *testing.T) {
 	}
 }
 
-// Race 3 of DESIGN.md: duplicate leave, and heartbeat after leave.
-func TestRace3_DuplicateLeaveAndHeartbeatAfterLeave(t *testing.T) {
+// docs/races.md, "duplicates": duplicate leave, and heartbeat after leave.
+func TestRaces_DuplicateLeaveAndHeartbeatAfterLeave(t *testing.T) {
 	f := MustOpenStore(t)
 	f.mustJoin(t, "r3", "bob", "keep")
 	j := f.mustJoin(t, "r3", "alice", "tab")
@@ -86,9 +86,9 @@ func TestRace3_DuplicateLeaveAndHeartbeatAfterLeave(t *testing.T) {
 	})
 }
 
-// Race 4 of DESIGN.md: two tabs of one user stay live side by side; when one
+// docs/races.md, "two tabs": two tabs of one user stay live side by side; when one
 // leaves, the user stays listed.
-func TestRace4_TwoTabsOfOneUser(t *testing.T) {
+func TestRaces_TwoTabsOfOneUser(t *testing.T) {
 	f := MustOpenStore(t)
 	one := f.mustJoin(t, "r4", "alice", "tab-1")
 	two := f.mustJoin(t, "r4", "alice", "tab-2")

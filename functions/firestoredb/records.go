@@ -105,22 +105,31 @@ func optionalTime(t time.Time) *time.Time {
 }
 
 type participantRecord struct {
-	RoomID        string    `firestore:"roomId"`
-	ParticipantID string    `firestore:"participantId"`
-	DisplayName   string    `firestore:"displayName"`
-	JoinedAt      time.Time `firestore:"joinedAt"`
-	SessionCount  int64     `firestore:"sessionCount"`
-	ExpireAt      time.Time `firestore:"expireAt"`
+	RoomID        string `firestore:"roomId"`
+	ParticipantID string `firestore:"participantId"`
+	DisplayName   string `firestore:"displayName"`
+	PhotoURL      string `firestore:"photoURL,omitempty"`
+	// State is always written, {} when none was set, so that listeners
+	// read an object.
+	State        map[string]any `firestore:"state"`
+	Away         bool           `firestore:"away"`
+	JoinedAt     time.Time      `firestore:"joinedAt"`
+	SessionCount int64          `firestore:"sessionCount"`
+	ExpireAt     time.Time      `firestore:"expireAt"`
 }
 
 func participantToRecord(p presence.Participant) participantRecord {
-	return participantRecord{RoomID: p.RoomID, ParticipantID: p.ID, DisplayName: p.DisplayName,
-		JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt}
+	state := map[string]any(p.State)
+	if state == nil {
+		state = map[string]any{}
+	}
+	return participantRecord{RoomID: p.RoomID, ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL,
+		State: state, Away: p.Away, JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt}
 }
 
 func (rec participantRecord) participant(roomID, id string) presence.Participant {
-	return presence.Participant{RoomID: roomID, ID: id, DisplayName: rec.DisplayName,
-		JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt}
+	return presence.Participant{RoomID: roomID, ID: id, DisplayName: rec.DisplayName, PhotoURL: rec.PhotoURL,
+		State: rec.State, Away: rec.Away, JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt}
 }
 
 func decodeParticipant(snap *firestore.DocumentSnapshot, roomID, uid string) (*presence.Participant, error) {
@@ -142,18 +151,19 @@ type sessionRecord struct {
 	CreatedAt      time.Time `firestore:"createdAt"`
 	RoomExpireAt   time.Time `firestore:"roomExpireAt"`
 	EntryExpireAt  time.Time `firestore:"entryExpireAt"`
+	Away           bool      `firestore:"away"`
 }
 
 func sessionToRecord(s presence.Session) sessionRecord {
 	return sessionRecord{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID,
 		Generation: s.Generation, LeaseExpiresAt: s.LeaseExpiresAt, ExpireAt: s.ExpireAt, CreatedAt: s.CreatedAt,
-		RoomExpireAt: s.RoomExpireAt, EntryExpireAt: s.EntryExpireAt}
+		RoomExpireAt: s.RoomExpireAt, EntryExpireAt: s.EntryExpireAt, Away: s.Away}
 }
 
 func (rec sessionRecord) session() presence.Session {
 	return presence.Session{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, ID: rec.SessionID,
 		Generation: rec.Generation, LeaseExpiresAt: rec.LeaseExpiresAt, ExpireAt: rec.ExpireAt, CreatedAt: rec.CreatedAt,
-		RoomExpireAt: rec.RoomExpireAt, EntryExpireAt: rec.EntryExpireAt}
+		RoomExpireAt: rec.RoomExpireAt, EntryExpireAt: rec.EntryExpireAt, Away: rec.Away}
 }
 
 func decodeSession(snap *firestore.DocumentSnapshot) (*presence.Session, error) {
@@ -286,4 +296,28 @@ func decodeUserRooms(snap *firestore.DocumentSnapshot) (*presence.UserRooms, err
 		return nil, err
 	}
 	return &presence.UserRooms{Rooms: rec.Rooms, ExpireAt: rec.ExpireAt}, nil
+}
+
+type departureRecord struct {
+	RoomID        string    `firestore:"roomId"`
+	ParticipantID string    `firestore:"participantId"`
+	DisplayName   string    `firestore:"displayName"`
+	PhotoURL      string    `firestore:"photoURL,omitempty"`
+	LeftAt        time.Time `firestore:"leftAt"`
+	Reason        string    `firestore:"reason"`
+	ExpireAt      time.Time `firestore:"expireAt"`
+}
+
+func departureToRecord(d presence.Departure) departureRecord {
+	return departureRecord{RoomID: d.RoomID, ParticipantID: d.ParticipantID, DisplayName: d.DisplayName,
+		PhotoURL: d.PhotoURL, LeftAt: d.LeftAt, Reason: d.Reason, ExpireAt: d.ExpireAt}
+}
+
+func decodeDeparture(snap *firestore.DocumentSnapshot) (*presence.Departure, error) {
+	rec, err := decode[departureRecord](snap)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	return &presence.Departure{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, DisplayName: rec.DisplayName,
+		PhotoURL: rec.PhotoURL, LeftAt: rec.LeftAt, Reason: rec.Reason, ExpireAt: rec.ExpireAt}, nil
 }

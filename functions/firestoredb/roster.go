@@ -24,6 +24,7 @@ import (
 //     id: an entry without a live session is never shown, so it is never
 //     read either.
 //  4. The revision shards, summed.
+//  5. The room's recent departures (recentlyLeft), one query.
 //
 // A participant's read therefore costs 2 + L + P reads for L live sessions
 // of P live users: bounded by the roster, and by 1 + E + 10 × E + 1 under
@@ -65,6 +66,11 @@ func (s *Store) Roster(ctx context.Context, req presence.RosterRequest) (presenc
 			return err
 		}
 		roster = presence.LiveRoster(now, *room, revision, entries, sessions)
+		deps, err := s.recentDepartures(tx, req.RoomID, now)
+		if err != nil {
+			return err
+		}
+		roster.RecentlyLeft = s.settings.RecentDepartures(now, deps, roster.Participants)
 		return nil
 	}, firestore.ReadOnly)
 	return roster, err
@@ -139,4 +145,26 @@ func (s *Store) liveSessions(tx *txn, q firestore.Query) ([]presence.Session, er
 		sessions = append(sessions, *sess)
 	}
 	return sessions, nil
+}
+
+// recentDepartures makes step 5 of Roster: the room's departures within
+// Settings.RecentlyLeft of now (one query; what it finds is billed).
+func (s *Store) recentDepartures(tx *txn, roomID string, now time.Time) ([]presence.Departure, error) {
+	if s.settings.RecentlyLeft <= 0 {
+		return nil, nil
+	}
+	snaps, err := tx.query(s.room(roomID).Collection(RecentlyLeftCollection).
+		Where(FieldLeftAt, ">", s.settings.RecentlyLeftSince(now)))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]presence.Departure, 0, len(snaps))
+	for _, snap := range snaps {
+		d, err := decodeDeparture(snap)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *d)
+	}
+	return out, nil
 }

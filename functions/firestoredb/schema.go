@@ -18,6 +18,11 @@ const (
 	TypingCollection = "typing"
 	// rooms/{roomId}/receipts/{uid}: read positions.
 	ReceiptsCollection = "receipts"
+	// rooms/{roomId}/recentlyLeft/{uid}: users who recently went from the
+	// roster, and why (presence.Departure).
+	RecentlyLeftCollection = "recentlyLeft"
+	// FieldLeftAt is when a departure's user went.
+	FieldLeftAt = "leftAt"
 	// roomClosings/{roomId}~{openedAtMicros}: the record of a torn-down room
 	// lifetime, with archived receipts beneath it when so configured.
 	ClosingsCollection = "roomClosings"
@@ -76,6 +81,8 @@ const (
 	// FieldRevisionExpireAt on a room is the least expireAt any of its
 	// revision shards carries (see presence.Settings.ShardsExpiry).
 	FieldRevisionExpireAt = "revisionExpireAt"
+	// FieldAway is a session's away flag (presence.Session.Away).
+	FieldAway = "away"
 	// FieldPendingCleanup marks closing records whose purge is unfinished.
 	FieldPendingCleanup = "pendingCleanup"
 	// FieldCleanupMode is the kill switch's field in roomlease/config.
@@ -92,4 +99,4 @@ const (
 // sessions: Firestore TTL does not delete subcollections with their parent,
 // so each level needs its own.
 var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection,
-	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection}
+	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection, RecentlyLeftCollection}

@@ -15,8 +15,9 @@ import (
 )
 
 // Store keeps presence in Firestore. It implements presence.Store (the
-// client API's port) and presence.SweepStore (the sweeper's). It is safe for
-// concurrent use.
+// client API's port) and the sweeper's ports (sweep.Store, asserted by the
+// wiring in functions/app, since an adapter may not import another). It is
+// safe for concurrent use.
 type Store struct {
 	client   *firestore.Client
 	settings presence.Settings
@@ -32,10 +33,7 @@ type Store struct {
 	hooks map[hookPoint]func()
 }
 
-var (
-	_ presence.Store      = (*Store)(nil)
-	_ presence.SweepStore = (*Store)(nil)
-)
+var _ presence.Store = (*Store)(nil)
 
 // hookPoint names a place in a transaction or a multi-step protocol where a
 // race test pauses, so that it forces the interleaving it names instead of

@@ -54,12 +54,17 @@ func closingID(c presence.TeardownCandidate) string {
 // A room found suspected_empty with live leases is repaired to active in any
 // mode: that is bookkeeping, not destruction.
 //
-// Ordering: a join into this room reads and writes the room document, which
-// this transaction also reads, so the two serialise. Either the join commits
-// first (the generation moves, the verdict is GenerationChanged) or it waits
-// for the teardown and then creates a fresh room lifetime. The documents
-// under the room are deleted afterwards by PurgeClosed, which spares anything
-// written after this transaction committed.
+// Ordering: a join reads the room document in its transaction, and writes
+// it only for a lifecycle step (a revive in the grace, a creation), with a
+// condition on the version it read. A join in the grace must revive the
+// room before it can add anyone, and that conditional write either commits
+// before this transaction reads the room (the generation moves, the verdict
+// is GenerationChanged) or conflicts with its read and waits for it; after
+// the teardown, the revive finds the room gone and the join creates a fresh
+// lifetime. A join into an active room does not come here: the teardown
+// only acts on a suspected_empty room. The documents under the room are
+// deleted afterwards by PurgeClosed, which spares anything written after
+// this transaction committed.
 func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enforce bool) (presence.TeardownResult, error) {
 	var res presence.TeardownResult
 	roomRef := s.room(c.RoomID)

@@ -2,6 +2,7 @@ package firestoredb
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -29,14 +30,24 @@ type txn struct {
 // orders transactions: with many instances, only Firestore can, and the
 // layout keeps transactions of different users in one room from touching a
 // common document (see revision.go), so they have nothing to wait for.
+//
+// A failure names how many attempts ran and for how long (wall time), so
+// that a request that timed out tells a transaction retried under
+// contention (many attempts) from one that waited on a lock or a starved
+// emulator (one attempt that took the whole deadline).
 func (s *Store) transact(ctx context.Context, op string, f func(tx *txn, now time.Time) error, opts ...firestore.TransactionOption) error {
 	var last *txn
+	attempts, started := 0, time.Now()
 	err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		attempts++
 		last = &txn{tx: tx, ops: &s.ops}
 		return f(last, s.now())
 	}, append([]firestore.TransactionOption{firestore.MaxAttempts(maxAttempts)}, opts...)...)
 	if err == nil && last != nil {
 		s.ops.write(last.writes)
+	}
+	if err != nil {
+		op = fmt.Sprintf("%s (%d attempts in %v)", op, attempts, time.Since(started).Round(time.Millisecond))
 	}
 	return storeError(op, err)
 }

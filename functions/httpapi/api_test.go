@@ -37,6 +37,13 @@ func MustOpenAPI(tb testing.TB) *apiFixture {
 // clock, for a test that steps past the revocation check's period).
 func mustOpenAPIWith(tb testing.TB, authOpts auth.Options) *apiFixture {
 	tb.Helper()
+	return mustOpenAPIOptions(tb, authOpts, func(*httpapi.Options) {})
+}
+
+// mustOpenAPIOptions is mustOpenAPIWith with the handler's options edited
+// by edit.
+func mustOpenAPIOptions(tb testing.TB, authOpts auth.Options, edit func(*httpapi.Options)) *apiFixture {
+	tb.Helper()
 	emulatortest.AuthHost(tb)
 	client, _ := emulatortest.Firestore(tb)
 	verifier, err := auth.NewVerifier(context.Background(), emulatortest.AuthProjectID(), authOpts)
@@ -44,10 +51,12 @@ func mustOpenAPIWith(tb testing.TB, authOpts auth.Options) *apiFixture {
 		tb.Fatal(err)
 	}
 	settings := presence.DefaultSettings()
-	h := httpapi.New(httpapi.Options{
+	opts := httpapi.Options{
 		Store: firestoredb.New(client, settings, time.Now), Tokens: verifier, Settings: settings,
 		AllowedOrigins: []string{"*"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	edit(&opts)
+	h := httpapi.New(opts)
 	srv := httptest.NewServer(h)
 	tb.Cleanup(srv.Close)
 	return &apiFixture{srv: srv, client: client}
@@ -72,7 +81,13 @@ func (f *apiFixture) do(tb testing.TB, method, path, token string, body string, 
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	// Each header pair is set; an empty value removes the header (a body
+	// sent without Content-Type).
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)

@@ -49,6 +49,12 @@ func TestAPI_BadInputIsRefusedAndWritesNothing(t *testing.T) {
 		{"body over the limit", "POST", "/v1/rooms/room-1/join", valid, `{"sessionId":"tab","displayName":"` + strings.Repeat("x", 5000) + `"}`, nil, 413, "payload_too_large"},
 		{"non-UTF-8 body", "POST", "/v1/rooms/room-1/join", valid, "{\"sessionId\":\"tab\",\"displayName\":\"\xff\xfe\"}", nil, 400, "invalid_argument"},
 		{"form body", "POST", "/v1/rooms/room-1/join", valid, `sessionId=tab`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "unsupported_media_type"},
+		{"JSON without a content type", "POST", "/v1/rooms/room-1/join", valid, `{"sessionId":"tab"}`, []string{"Content-Type", ""}, 415, "unsupported_media_type"},
+		{"JSON as text/plain", "POST", "/v1/rooms/room-1/join", valid, `{"sessionId":"tab"}`, []string{"Content-Type", "text/plain;charset=UTF-8"}, 415, "unsupported_media_type"},
+		{"JSON in another charset", "POST", "/v1/rooms/room-1/join", valid, `{"sessionId":"tab"}`, []string{"Content-Type", "application/json; charset=iso-8859-1"}, 415, "unsupported_media_type"},
+		{"null body", "POST", "/v1/rooms/room-1/leave", valid, `null`, nil, 400, "invalid_argument"},
+		{"key in another case", "POST", "/v1/rooms/room-1/join", valid, `{"SessionId":"tab"}`, nil, 400, "invalid_argument"},
+		{"key given twice", "POST", "/v1/rooms/room-1/leave", valid, `{"sessionId":"other","sessionId":"tab","generation":` + gen + `}`, nil, 400, "invalid_argument"},
 		{"room id with a slash", "POST", "/v1/rooms/a%2Fb/join", valid, `{"sessionId":"tab"}`, nil, 400, "invalid_argument"},
 		{"reserved room id", "POST", "/v1/rooms/__x__/join", valid, `{"sessionId":"tab"}`, nil, 400, "invalid_argument"},
 		{"room id ..", "POST", "/v1/rooms/%2E%2E/join", valid, `{"sessionId":"tab"}`, nil, 400, "invalid_argument"},
@@ -71,6 +77,8 @@ func TestAPI_BadInputIsRefusedAndWritesNothing(t *testing.T) {
 		{"GET on join", "GET", "/v1/rooms/room-1/join", valid, ``, nil, 405, "method_not_allowed"},
 		{"DELETE a room", "DELETE", "/v1/rooms/room-1", valid, ``, nil, 405, "method_not_allowed"},
 		{"PUT healthz", "PUT", "/healthz", "", ``, nil, 405, "method_not_allowed"},
+		{"POST config", "POST", "/v1/config", valid, `{}`, nil, 405, "method_not_allowed"},
+		{"below config", "GET", "/v1/config/database", "", ``, nil, 404, "not_found"},
 		{"unknown action", "POST", "/v1/rooms/room-1/explode", valid, `{}`, nil, 404, "not_found"},
 		{"unknown path", "GET", "/v2/rooms", valid, ``, nil, 404, "not_found"},
 	}
@@ -92,5 +100,18 @@ func TestAPI_BadInputIsRefusedAndWritesNothing(t *testing.T) {
 	}
 	if after := emulatortest.Snapshot(t, f.client); !reflect.DeepEqual(before, after) {
 		t.Fatalf("refused requests changed Firestore: %v", emulatortest.Changed(before, after))
+	}
+}
+
+// Content-Type may name the charset, as OkHttp and some browsers do, as long
+// as it is UTF-8.
+func TestAPI_JSONWithCharsetAccepted(t *testing.T) {
+	f := MustOpenAPI(t)
+	ada := emulatortest.SignUp(t)
+	for i, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON;charset=UTF-8"} {
+		r := f.do(t, "POST", "/v1/rooms/charset/join", ada.IDToken, `{"sessionId":"tab-`+string(rune('a'+i))+`"}`, "Content-Type", ct)
+		if r.status != 200 {
+			t.Errorf("join with Content-Type %q: %d %s", ct, r.status, r.raw)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -39,18 +40,24 @@ func (b brokenPresence) Roster(context.Context, presence.RosterRequest) (presenc
 	return presence.Roster{}, b.fail()
 }
 
+func (b brokenPresence) HeartbeatAway(context.Context, presence.SessionRef, bool) (time.Time, bool, error) {
+	return time.Time{}, false, b.fail()
+}
 func (b brokenPresence) SetTyping(context.Context, presence.SessionRef, bool) error { return b.fail() }
+func (b brokenPresence) SetState(context.Context, presence.StateRequest) (presence.StateResult, error) {
+	return presence.StateResult{}, b.fail()
+}
 func (b brokenPresence) MarkRead(context.Context, presence.ReceiptRequest) (int64, error) {
 	return 0, b.fail()
 }
 
 type staticTokens struct{}
 
-func (staticTokens) VerifyIDToken(_ context.Context, tok string) (string, error) {
+func (staticTokens) VerifyIDToken(_ context.Context, tok string) (presence.Identity, error) {
 	if tok == "good" {
-		return "alice", nil
+		return presence.Identity{UID: "alice"}, nil
 	}
-	return "", presence.Errorf(presence.EUnauthenticated, "bad token")
+	return presence.Identity{}, presence.Errorf(presence.EUnauthenticated, "bad token")
 }
 
 // A server fault is a 500 in the documented shape and a log line; the client
@@ -62,6 +69,7 @@ func TestAPI_ServerFaultsAre5xxAndLogged(t *testing.T) {
 			Settings: presence.DefaultSettings(), Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 		req := httptest.NewRequest("POST", "/v1/rooms/r/join", strings.NewReader(`{"sessionId":"s"}`))
 		req.Header.Set("Authorization", "Bearer good")
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 
@@ -94,6 +102,44 @@ func TestAPI_UnavailableIs503(t *testing.T) {
 
 type unavailableTokens struct{}
 
-func (unavailableTokens) VerifyIDToken(context.Context, string) (string, error) {
-	return "", presence.Errorf(presence.EUnavailable, "could not verify the ID token; retry")
+func (unavailableTokens) VerifyIDToken(context.Context, string) (presence.Identity, error) {
+	return presence.Identity{}, presence.Errorf(presence.EUnavailable, "could not verify the ID token; retry")
+}
+
+// A request that fails for want of time says where the time went: the log
+// line of a 503 from the token check carries the elapsed time and no gate
+// time (it never passed the gates); one from the store carries both.
+func TestAPI_FaultLogsSayWhereTheTimeWent(t *testing.T) {
+	tests := []struct {
+		name      string
+		tokens    httpapi.TokenVerifier
+		wantGates bool
+	}{
+		{"failed in the token check", unavailableTokens{}, false},
+		{"failed in the store", staticTokens{}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			h := httpapi.New(httpapi.Options{Store: brokenPresence{}, Tokens: tc.tokens, Settings: presence.DefaultSettings(),
+				Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+			req := httptest.NewRequest("GET", "/v1/rooms/r", nil)
+			req.Header.Set("Authorization", "Bearer good")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code < 500 {
+				t.Fatalf("got %d, want a server fault", rec.Code)
+			}
+			var line map[string]any
+			if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
+				t.Fatalf("log %q: %v", logs.String(), err)
+			}
+			if _, ok := line["elapsedMs"]; !ok {
+				t.Errorf("no elapsedMs in %v", line)
+			}
+			if _, ok := line["gatesMs"]; ok != tc.wantGates {
+				t.Errorf("gatesMs present %v, want %v: %v", ok, tc.wantGates, line)
+			}
+		})
+	}
 }

@@ -3,9 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/roomlease/roomlease/functions/presence"
@@ -67,7 +65,8 @@ const (
 // it is the cheaper check (a local signature check against keys cached for
 // hours), so in enforce mode traffic from outside the registered apps is
 // refused before it can drive the ID-token path (revocation checks ask
-// Firebase Auth). Rate limiting, keyed by uid, comes after authentication.
+// Firebase Auth). Only the per-address limit comes before it; the per-user
+// limit, keyed by uid, comes after authentication.
 func (h *Handler) checkAppCheck(r *http.Request, action string) error {
 	if h.appCheckMode == AppCheckOff || h.appCheckMode == "" {
 		return nil
@@ -114,19 +113,44 @@ func (h *Handler) checkAppCheck(r *http.Request, action string) error {
 }
 
 // checkRate takes one request from uid's allowance. Refused requests get
-// 429 with Retry-After in whole seconds, rounded up, at least 1 (a client
-// retrying after it finds a token waiting), before anything is read or
+// 429 with Retry-After (see writeError), before anything is read or
 // written.
-func (h *Handler) checkRate(w http.ResponseWriter, r *http.Request, uid, action string) error {
+func (h *Handler) checkRate(r *http.Request, uid, action string) error {
 	if h.limiter == nil {
 		return nil
 	}
-	ok, wait := h.limiter.Allow(uid)
+	return h.limit(r, h.limiter, uid, action, "this user")
+}
+
+// checkStateRate takes one state update from the user's allowance for
+// them: a state change costs a read for every listener in the room, so it
+// has a budget of its own, well below the requests' (see Options).
+func (h *Handler) checkStateRate(r *http.Request, uid string) error {
+	if h.stateLimiter == nil {
+		return nil
+	}
+	return h.limit(r, h.stateLimiter, uid, "state", "this user's state updates")
+}
+
+// checkAddress takes one request from the client address's allowance. It is
+// the first gate, before App Check and the ID token: a limit keyed by uid
+// comes after the token is verified and the user looked up, and anonymous
+// sign-in makes uids free, so only a key the client cannot mint bounds what
+// reaches verification (see clientKey).
+func (h *Handler) checkAddress(r *http.Request, action string) error {
+	if h.ipLimiter == nil {
+		return nil
+	}
+	return h.limit(r, h.ipLimiter, clientKey(r), action, "this address")
+}
+
+func (h *Handler) limit(r *http.Request, lim RateLimiter, key, action, whose string) error {
+	ok, wait := lim.Allow(key)
 	if ok {
 		return nil
 	}
-	secs := max(1, int(math.Ceil(wait.Seconds())))
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	h.log.DebugContext(r.Context(), "rate limited", "component", "api", "action", action, "retryAfterSeconds", secs)
-	return errorf(eRateLimited, fmt.Sprintf("too many requests from this user; retry in %d s", secs))
+	secs := retryAfterSeconds(wait)
+	h.log.DebugContext(r.Context(), "rate limited", "component", "api", "action", action, "limit", whose, "retryAfterSeconds", secs)
+	return &presence.Error{Code: presence.ERateLimited, RetryAfter: wait,
+		Message: fmt.Sprintf("too many requests from %s; retry in %d s", whose, secs)}
 }

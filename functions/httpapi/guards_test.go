@@ -29,13 +29,21 @@ import (
 // the log kept.
 func mustOpenGuardedAPI(tb testing.TB, configure func(*httpapi.Options)) (*apiFixture, *testlog.Buffer) {
 	tb.Helper()
+	return mustOpenGuardedAPIWith(tb, auth.Options{}, configure)
+}
+
+// mustOpenGuardedAPIWith is mustOpenGuardedAPI with the token verifier's
+// options; the verifier logs to the same buffer as the handler.
+func mustOpenGuardedAPIWith(tb testing.TB, authOpts auth.Options, configure func(*httpapi.Options)) (*apiFixture, *testlog.Buffer) {
+	tb.Helper()
 	emulatortest.AuthHost(tb)
 	client, _ := emulatortest.Firestore(tb)
-	verifier, err := auth.NewVerifier(context.Background(), emulatortest.AuthProjectID(), auth.Options{})
+	logs := &testlog.Buffer{}
+	authOpts.Logger = logging.New(logs, nil)
+	verifier, err := auth.NewVerifier(context.Background(), emulatortest.AuthProjectID(), authOpts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	logs := &testlog.Buffer{}
 	settings := presence.DefaultSettings()
 	o := httpapi.Options{
 		Store: firestoredb.New(client, settings, time.Now), Tokens: verifier, Settings: settings,

@@ -1,9 +1,8 @@
 // Package httpapi is roomlease's HTTP face: routing, the gates in front of
-// every room action (App Check, authentication, the per-user rate limit;
-// guards.go), strict decoding, and the one table that maps errors to
-// statuses. Handlers
-// are thin: decode, call the presence store (which validates the request),
-// encode.
+// every room action (the per-address rate limit, App Check, authentication,
+// the per-user rate limit; guards.go), strict decoding, and the one table
+// that maps errors to statuses. Handlers are thin: decode, call the presence
+// store (which validates the request), encode.
 package httpapi
 
 import (
@@ -23,7 +22,7 @@ import (
 // TokenVerifier turns a Firebase ID token into a uid. It returns
 // EUnauthenticated for tokens that are not valid.
 type TokenVerifier interface {
-	VerifyIDToken(ctx context.Context, idToken string) (string, error)
+	VerifyIDToken(ctx context.Context, idToken string) (presence.Identity, error)
 }
 
 // RequestTimeout bounds the work done for one request.
@@ -31,10 +30,15 @@ const RequestTimeout = 20 * time.Second
 
 // Options configure a Handler.
 type Options struct {
-	Store          presence.Store
-	Tokens         TokenVerifier
-	Settings       presence.Settings // told to clients on join
-	AllowedOrigins []string          // CORS; "*" allows any origin
+	Store    presence.Store
+	Tokens   TokenVerifier
+	Settings presence.Settings // told to clients on join
+	// ProjectID and Database name the Firestore database the store uses:
+	// clients listen there, and learn it from GET /v1/config and the join
+	// reply. Database "" is "(default)".
+	ProjectID      string
+	Database       string
+	AllowedOrigins []string // CORS; "*" allows any origin
 	Logger         *slog.Logger
 	// AppCheckMode says what happens to requests without a valid App
 	// Check token (default off); AppCheck verifies tokens and is only
@@ -43,6 +47,17 @@ type Options struct {
 	AppCheck     AppCheckVerifier
 	// RateLimiter, if set, limits each user's requests (per instance).
 	RateLimiter RateLimiter
+	// IPRateLimiter, if set, limits each client address's requests (per
+	// instance), before any other gate (see clientKey for the address).
+	IPRateLimiter RateLimiter
+	// StateRateLimiter, if set, limits each user's state updates (per
+	// instance), on top of RateLimiter: every state change is read by every
+	// listener in the room.
+	StateRateLimiter RateLimiter
+	// AllowClientNames lets a client's displayName win over the name its
+	// ID token carries (ROOMLEASE_CLIENT_NAMES=allow); by default the
+	// token's name is shown (presence.ShownName).
+	AllowClientNames bool
 }
 
 // Handler serves the client API.
@@ -50,6 +65,8 @@ type Handler struct {
 	store    presence.Store
 	tokens   TokenVerifier
 	settings presence.Settings
+	project  string
+	database string
 	origins  map[string]bool
 	anyOrig  bool
 	log      *slog.Logger
@@ -57,13 +74,22 @@ type Handler struct {
 	appCheckMode AppCheckMode
 	appCheck     AppCheckVerifier
 	limiter      RateLimiter
+	ipLimiter    RateLimiter
+
+	allowClientNames bool
+	stateLimiter     RateLimiter
 }
 
 // New returns the API handler. It panics if AppCheckMode is monitor or
 // enforce without an AppCheck verifier: a wiring mistake, not a request's.
 func New(o Options) *Handler {
 	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
-		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter}
+		project: o.ProjectID, database: o.Database,
+		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
+		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter}
+	if h.database == "" {
+		h.database = DefaultDatabase
+	}
 	if h.appCheckMode != "" && h.appCheckMode != AppCheckOff && h.appCheck == nil {
 		panic("httpapi: App Check mode " + string(h.appCheckMode) + " needs an AppCheck verifier")
 	}
@@ -82,7 +108,7 @@ func New(o Options) *Handler {
 // route is one endpoint: the handler for a room action.
 type route struct {
 	method string
-	serve  func(h *Handler, w http.ResponseWriter, r *http.Request, roomID, uid string) error
+	serve  func(h *Handler, w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error
 }
 
 var roomActions = map[string]route{
@@ -90,6 +116,7 @@ var roomActions = map[string]route{
 	"heartbeat": {http.MethodPost, (*Handler).heartbeat},
 	"leave":     {http.MethodPost, (*Handler).leave},
 	"typing":    {http.MethodPost, (*Handler).typing},
+	"state":     {http.MethodPost, (*Handler).state},
 	"receipts":  {http.MethodPost, (*Handler).receipts},
 	"":          {http.MethodGet, (*Handler).room},
 }
@@ -119,6 +146,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		httpjson.Write(w, http.StatusOK, map[string]string{"status": "ok"})
 		return
+	case len(segments) == 2 && segments[0] == "v1" && segments[1] == "config":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.methodNotAllowed(w, r, http.MethodGet)
+			return
+		}
+		h.config(w)
+		return
 	case len(segments) >= 3 && len(segments) <= 4 && segments[0] == "v1" && segments[1] == "rooms":
 		action := ""
 		if len(segments) == 4 {
@@ -144,10 +178,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// client back off instead of hanging.
 		ctx, cancel := context.WithTimeout(r.Context(), RequestTimeout)
 		defer cancel()
-		r = r.WithContext(ctx)
-		// The order of the gates: App Check (which app), then the ID token
-		// (which user), then that user's rate. Each refuses before
-		// anything is read or written.
+		timing := &requestTiming{started: time.Now()}
+		r = r.WithContext(context.WithValue(ctx, timingKey{}, timing))
+		// The order of the gates: the client address's rate, App Check
+		// (which app), then the ID token (which user, which may cost a
+		// lookup at Firebase Auth), then that user's rate. Each refuses
+		// before anything is read or written.
+		if err := h.checkAddress(r, actionName(action)); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
 		if err := h.checkAppCheck(r, actionName(action)); err != nil {
 			if presence.ErrorCode(err) == eAppCheckFailed {
 				w.Header().Set("WWW-Authenticate", `Firebase-AppCheck realm="roomlease"`)
@@ -155,17 +195,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.writeError(w, r, err)
 			return
 		}
-		uid, err := h.authenticate(r)
+		who, err := h.authenticate(r)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="roomlease"`)
+			// Only a 401 asks for credentials: a 429 from the lookup
+			// budget or a 503 is no reason to sign in again.
+			if presence.ErrorCode(err) == presence.EUnauthenticated {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="roomlease"`)
+			}
 			h.writeError(w, r, err)
 			return
 		}
-		if err := h.checkRate(w, r, uid, actionName(action)); err != nil {
+		if err := h.checkRate(r, who.UID, actionName(action)); err != nil {
 			h.writeError(w, r, err)
 			return
 		}
-		if err := rt.serve(h, w, r, roomID, uid); err != nil {
+		timing.gatesDone = time.Now()
+		if err := rt.serve(h, w, r, roomID, who); err != nil {
 			h.writeError(w, r, err)
 		}
 		return
@@ -187,15 +232,16 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request, allow
 	h.writeError(w, r, errorf(eMethodNotAllowed, r.Method+" is not allowed here; use "+allow))
 }
 
-// authenticate returns the caller's uid from "Authorization: Bearer <token>".
-func (h *Handler) authenticate(r *http.Request) (string, error) {
+// authenticate returns the caller's identity from "Authorization: Bearer
+// <token>": the uid, and the name and picture the token carries.
+func (h *Handler) authenticate(r *http.Request) (presence.Identity, error) {
 	header := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(header, " ")
 	if header == "" {
-		return "", errorf(presence.EUnauthenticated, "an Authorization: Bearer <Firebase ID token> header is required")
+		return presence.Identity{}, errorf(presence.EUnauthenticated, "an Authorization: Bearer <Firebase ID token> header is required")
 	}
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return "", errorf(presence.EUnauthenticated, "the Authorization header must be \"Bearer <Firebase ID token>\"")
+		return presence.Identity{}, errorf(presence.EUnauthenticated, "the Authorization header must be \"Bearer <Firebase ID token>\"")
 	}
 	return h.tokens.VerifyIDToken(r.Context(), strings.TrimSpace(token))
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -9,8 +10,10 @@ import (
 )
 
 type joinRequest struct {
-	SessionID   string  `json:"sessionId"`
-	DisplayName *string `json:"displayName"`
+	SessionID   string          `json:"sessionId"`
+	DisplayName *string         `json:"displayName"`
+	State       json.RawMessage `json:"state"`
+	Away        bool            `json:"away"`
 }
 
 type joinResponse struct {
@@ -22,16 +25,32 @@ type joinResponse struct {
 	LeaseSeconds     float64 `json:"leaseSeconds"`
 	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
 	Revision         int64   `json:"revision"`
+	// Database is where this room's roster lives: a client that listens
+	// elsewhere sees an empty room (see config.go).
+	Database string `json:"database"`
 }
 
-func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	uid := who.UID
 	var body joinRequest
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID}}
+	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID},
+		PhotoURL: presence.ShownPhoto(who), Away: body.Away}
+	var sent string
 	if body.DisplayName != nil {
-		req.DisplayName, req.HasDisplayName = *body.DisplayName, true
+		sent = *body.DisplayName
+	}
+	// The token's name, when it has one, wins over the client's (see
+	// presence.ShownName): nobody shows up under another user's name.
+	req.DisplayName, req.HasDisplayName = presence.ShownName(who, sent, body.DisplayName != nil, h.allowClientNames)
+	if body.State != nil {
+		st, err := presence.ParseState(body.State, h.settings.MaxStateBytes)
+		if err != nil {
+			return err
+		}
+		req.State, req.HasState = st, true
 	}
 	res, err := h.store.Join(r.Context(), req)
 	if err != nil {
@@ -40,9 +59,10 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID, uid strin
 	httpjson.Write(w, http.StatusOK, joinResponse{
 		RoomID: roomID, ParticipantID: uid, SessionID: res.Session.ID, Generation: res.Session.Generation,
 		LeaseExpiresAt:   formatTime(res.Session.LeaseExpiresAt),
-		LeaseSeconds:     h.settings.Lease.Seconds(),
-		HeartbeatSeconds: h.settings.Heartbeat.Seconds(),
+		LeaseSeconds:     h.settings.ForMode(res.Session.Away).Lease.Seconds(),
+		HeartbeatSeconds: h.settings.ForMode(res.Session.Away).Heartbeat.Seconds(),
 		Revision:         res.Revision,
+		Database:         h.database,
 	})
 	return nil
 }
@@ -63,20 +83,48 @@ func (h *Handler) sessionRef(r *http.Request, roomID, uid string) (presence.Sess
 		Generation: body.Generation}, nil
 }
 
-func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
-	ref, err := h.sessionRef(r, roomID, uid)
+type heartbeatRequest struct {
+	SessionID  string `json:"sessionId"`
+	Generation int64  `json:"generation"`
+	Away       *bool  `json:"away"`
+}
+
+type heartbeatResponse struct {
+	LeaseExpiresAt string `json:"leaseExpiresAt"`
+	// With "away" in the request: the session's mode and the lease and
+	// interval that go with it.
+	Away             *bool   `json:"away,omitempty"`
+	LeaseSeconds     float64 `json:"leaseSeconds,omitempty"`
+	HeartbeatSeconds float64 `json:"heartbeatSeconds,omitempty"`
+}
+
+func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	var body heartbeatRequest
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	ref := presence.SessionRef{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: who.UID, SessionID: body.SessionID},
+		Generation: body.Generation}
+	if body.Away == nil {
+		deadline, err := h.store.Heartbeat(r.Context(), ref)
+		if err != nil {
+			return err
+		}
+		httpjson.Write(w, http.StatusOK, heartbeatResponse{LeaseExpiresAt: formatTime(deadline)})
+		return nil
+	}
+	deadline, away, err := h.store.HeartbeatAway(r.Context(), ref, *body.Away)
 	if err != nil {
 		return err
 	}
-	deadline, err := h.store.Heartbeat(r.Context(), ref)
-	if err != nil {
-		return err
-	}
-	httpjson.Write(w, http.StatusOK, map[string]string{"leaseExpiresAt": formatTime(deadline)})
+	mode := h.settings.ForMode(away)
+	httpjson.Write(w, http.StatusOK, heartbeatResponse{LeaseExpiresAt: formatTime(deadline), Away: &away,
+		LeaseSeconds: mode.Lease.Seconds(), HeartbeatSeconds: mode.Heartbeat.Seconds()})
 	return nil
 }
 
-func (h *Handler) leave(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+func (h *Handler) leave(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	uid := who.UID
 	ref, err := h.sessionRef(r, roomID, uid)
 	if err != nil {
 		return err
@@ -100,29 +148,48 @@ type leaveResponse struct {
 }
 
 type rosterEntry struct {
-	ParticipantID string `json:"participantId"`
-	DisplayName   string `json:"displayName"`
-	SessionCount  int    `json:"sessionCount"`
-	JoinedAt      string `json:"joinedAt"`
+	ParticipantID string         `json:"participantId"`
+	DisplayName   string         `json:"displayName"`
+	PhotoURL      string         `json:"photoURL,omitempty"`
+	State         presence.State `json:"state"`
+	Away          bool           `json:"away"`
+	SessionCount  int            `json:"sessionCount"`
+	JoinedAt      string         `json:"joinedAt"`
 }
 
 type roomResponse struct {
-	RoomID       string        `json:"roomId"`
-	State        string        `json:"state"`
-	Revision     int64         `json:"revision"`
-	Participants []rosterEntry `json:"participants"`
+	RoomID       string           `json:"roomId"`
+	State        string           `json:"state"`
+	Revision     int64            `json:"revision"`
+	Participants []rosterEntry    `json:"participants"`
+	RecentlyLeft []departureEntry `json:"recentlyLeft"`
 }
 
-func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+type departureEntry struct {
+	ParticipantID string `json:"participantId"`
+	DisplayName   string `json:"displayName"`
+	PhotoURL      string `json:"photoURL,omitempty"`
+	LeftAt        string `json:"leftAt"`
+	Reason        string `json:"reason"`
+}
+
+func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	uid := who.UID
 	roster, err := h.store.Roster(r.Context(), presence.RosterRequest{RoomID: roomID, CallerID: uid})
 	if err != nil {
 		return err
 	}
 	resp := roomResponse{RoomID: roomID, State: string(roster.Room.State), Revision: roster.Revision,
-		Participants: make([]rosterEntry, 0, len(roster.Participants))}
+		Participants: make([]rosterEntry, 0, len(roster.Participants)),
+		RecentlyLeft: make([]departureEntry, 0, len(roster.RecentlyLeft))}
+	for _, d := range roster.RecentlyLeft {
+		resp.RecentlyLeft = append(resp.RecentlyLeft, departureEntry{ParticipantID: d.ParticipantID,
+			DisplayName: d.DisplayName, PhotoURL: d.PhotoURL, LeftAt: formatTime(d.LeftAt), Reason: d.Reason})
+	}
 	for _, p := range roster.Participants {
 		resp.Participants = append(resp.Participants, rosterEntry{
-			ParticipantID: p.ID, DisplayName: p.DisplayName, SessionCount: p.SessionCount, JoinedAt: formatTime(p.JoinedAt)})
+			ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL, State: stateOrEmpty(p.State),
+			Away: p.Away, SessionCount: p.SessionCount, JoinedAt: formatTime(p.JoinedAt)})
 	}
 	httpjson.Write(w, http.StatusOK, resp)
 	return nil
@@ -130,3 +197,49 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID, uid strin
 
 // formatTime renders instants as RFC 3339 in UTC with milliseconds.
 func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+// stateOrEmpty is st, or {} for a participant who never set one: clients
+// always read an object.
+func stateOrEmpty(st presence.State) presence.State {
+	if st == nil {
+		return presence.State{}
+	}
+	return st
+}
+
+type stateRequest struct {
+	SessionID  string          `json:"sessionId"`
+	Generation int64           `json:"generation"`
+	State      json.RawMessage `json:"state"`
+}
+
+type stateResponse struct {
+	State    presence.State `json:"state"`
+	Revision int64          `json:"revision"`
+}
+
+// state replaces the caller's state: POST /v1/rooms/{roomId}/state.
+func (h *Handler) state(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	var body stateRequest
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	if body.State == nil {
+		return errorf(presence.EInvalid, "state is required: a JSON object")
+	}
+	st, err := presence.ParseState(body.State, h.settings.MaxStateBytes)
+	if err != nil {
+		return err
+	}
+	if err := h.checkStateRate(r, who.UID); err != nil {
+		return err
+	}
+	ref := presence.SessionRef{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: who.UID, SessionID: body.SessionID},
+		Generation: body.Generation}
+	res, err := h.store.SetState(r.Context(), presence.StateRequest{SessionRef: ref, State: st})
+	if err != nil {
+		return err
+	}
+	httpjson.Write(w, http.StatusOK, stateResponse{State: stateOrEmpty(res.State), Revision: res.Revision})
+	return nil
+}

@@ -13,7 +13,8 @@ type typingRequest struct {
 	Typing     *bool  `json:"typing"`
 }
 
-func (h *Handler) typing(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+func (h *Handler) typing(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	uid := who.UID
 	var body typingRequest
 	if err := decodeBody(r, &body); err != nil {
 		return err
@@ -34,7 +35,8 @@ type receiptRequest struct {
 	LastReadSeq *int64 `json:"lastReadSeq"`
 }
 
-func (h *Handler) receipts(w http.ResponseWriter, r *http.Request, roomID, uid string) error {
+func (h *Handler) receipts(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
+	uid := who.UID
 	var body receiptRequest
 	if err := decodeBody(r, &body); err != nil {
 		return err

@@ -45,7 +45,7 @@ func PlanEviction(now time.Time, st EvictionState, uid string) DeparturePlan {
 	if st.Policy.allows(uid) || (st.Participant == nil && len(st.Sessions) == 0) {
 		return DeparturePlan{}
 	}
-	p := DeparturePlan{Removed: true, DepartedAt: now, DeleteParticipant: st.Participant != nil}
+	p := DeparturePlan{Removed: true, DepartedAt: now, DeleteParticipant: st.Participant != nil, Reason: ReasonEvicted}
 	if st.Participant != nil {
 		p.Participant = *st.Participant
 	}

@@ -3,6 +3,7 @@ package presence
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes: the one vocabulary of failures. The HTTP adapter maps each to a
@@ -16,15 +17,19 @@ const (
 	ERoomFull        = "room_full"         // the room is at its participant cap
 	ETooManySessions = "too_many_sessions" // the user holds the most live sessions allowed in this room
 	ETooManyRooms    = "too_many_rooms"    // the user is in the most rooms allowed at once
+	ERateLimited     = "rate_limited"      // over a request or lookup budget; retry after Error.RetryAfter
+	ETooLarge        = "payload_too_large" // a body, or a part of it, over its size limit; nothing was written
 	EUnavailable     = "unavailable"       // a dependency failed; retry later
 	EInternal        = "internal"          // a bug or an unexpected fault
 )
 
-// Error is a failure a client can act on: a code from the list above and a
-// message that is safe to show.
+// Error is a failure a client can act on: a code from the list above, a
+// message that is safe to show and, for a refusal that will pass by itself
+// (ERateLimited), how long to wait before trying again.
 type Error struct {
-	Code    string
-	Message string
+	Code       string
+	Message    string
+	RetryAfter time.Duration // 0: not said
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

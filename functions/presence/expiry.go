@@ -48,5 +48,7 @@ func (s Settings) PlanExpiry(now time.Time, st DepartureState, c ExpiryCandidate
 	case st.Session.Live(now):
 		return DeparturePlan{}, NotDue
 	}
-	return s.planDeparture(now, st.Session.LeaseExpiresAt, st), Done
+	p := s.planDeparture(now, st.Session.LeaseExpiresAt, st)
+	p.Reason = ReasonExpired
+	return p, Done
 }

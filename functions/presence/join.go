@@ -114,13 +114,22 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 		if st.Entries >= s.roomCap(st.Policy) {
 			return JoinPlan{}, Errorf(ERoomFull, "the room has reached its limit of %d participants", s.roomCap(st.Policy))
 		}
-		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName, JoinedAt: now}
+		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName,
+			PhotoURL: req.PhotoURL, State: req.State, JoinedAt: now}
 		p.WriteParticipant = true
 		p.UserRooms = userRooms
 	} else {
 		p.Participant = *st.Participant
 		if req.HasDisplayName && req.DisplayName != p.Participant.DisplayName {
 			p.Participant.DisplayName = req.DisplayName
+			p.WriteParticipant = true
+		}
+		if req.HasState && !req.State.Equal(p.Participant.State) {
+			p.Participant.State = req.State
+			p.WriteParticipant = true
+		}
+		if req.PhotoURL != p.Participant.PhotoURL {
+			p.Participant.PhotoURL = req.PhotoURL
 			p.WriteParticipant = true
 		}
 	}
@@ -137,7 +146,8 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 		}
 	}
 	p.Session.Generation = nextGeneration(now, prev)
-	p.Session.LeaseExpiresAt = now.Add(s.Lease)
+	p.Session.Away = req.Away
+	p.Session.LeaseExpiresAt = now.Add(s.ForMode(req.Away).Lease)
 	p.Session.ExpireAt = p.Session.LeaseExpiresAt.Add(s.SessionRetention)
 
 	// 4. The session count, recounted: the user's other live sessions and
@@ -145,6 +155,10 @@ func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 	p.ExpiredSiblings = ExpiredSiblings(now, st.Sessions, req.SessionID)
 	if count := liveOthers(now, st.Sessions, req.SessionID) + 1; count != p.Participant.SessionCount {
 		p.Participant.SessionCount = count
+		p.WriteParticipant = true
+	}
+	if a := allAway(now, withSession(st.Sessions, p.Session)); a != p.Participant.Away {
+		p.Participant.Away = a
 		p.WriteParticipant = true
 	}
 	if p.WriteParticipant {
@@ -170,4 +184,16 @@ func liveOthers(now time.Time, sessions []Session, sessionID string) int {
 		}
 	}
 	return n
+}
+
+// withSession returns sessions with sess in place of the one of its id (or
+// added).
+func withSession(sessions []Session, sess Session) []Session {
+	out := make([]Session, 0, len(sessions)+1)
+	for _, other := range sessions {
+		if other.ID != sess.ID {
+			out = append(out, other)
+		}
+	}
+	return append(out, sess)
 }

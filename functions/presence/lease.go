@@ -17,21 +17,36 @@ import "time"
 // the client joins again and gets a new generation. These checks come before
 // the skip, so a skipped heartbeat is refused exactly when a renewing one
 // would be.
+//
+// An away session (see Settings.ForMode) is judged with the away lease and
+// heartbeat interval, by the same rules.
 func (s Settings) Renew(now time.Time, stored *Session, ref SessionRef) (sess Session, write bool, err error) {
-	switch {
-	case stored == nil:
-		return Session{}, false, Errorf(EStaleGeneration, "no such session; join again")
-	case stored.Generation != ref.Generation:
-		return Session{}, false, Errorf(EStaleGeneration, "the session has generation %d, not %d; join again", stored.Generation, ref.Generation)
-	case !stored.Live(now):
-		return Session{}, false, Errorf(EStaleGeneration, "the lease ended at %s; join again", stored.LeaseExpiresAt.UTC().Format(time.RFC3339Nano))
-	case stored.Remaining(now) > s.RenewWithin():
+	if err := checkHolder(now, stored, ref); err != nil {
+		return Session{}, false, err
+	}
+	m := s.ForMode(stored.Away)
+	if stored.Remaining(now) > m.RenewWithin() {
 		return *stored, false, nil
 	}
 	renewed := *stored
-	renewed.LeaseExpiresAt = now.Add(s.Lease)
+	renewed.LeaseExpiresAt = now.Add(m.Lease)
 	renewed.ExpireAt = renewed.LeaseExpiresAt.Add(s.SessionRetention)
 	return renewed, true, nil
+}
+
+// checkHolder returns EStaleGeneration unless stored is ref's session, of
+// ref's generation, with a lease live at now: what every request acting
+// for a session must hold.
+func checkHolder(now time.Time, stored *Session, ref SessionRef) error {
+	switch {
+	case stored == nil:
+		return Errorf(EStaleGeneration, "no such session; join again")
+	case stored.Generation != ref.Generation:
+		return Errorf(EStaleGeneration, "the session has generation %d, not %d; join again", stored.Generation, ref.Generation)
+	case !stored.Live(now):
+		return Errorf(EStaleGeneration, "the lease ended at %s; join again", stored.LeaseExpiresAt.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 // RenewWithin is how much of the lease may at most be left for a heartbeat

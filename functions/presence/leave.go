@@ -39,6 +39,9 @@ type DeparturePlan struct {
 	ExpiredSiblings  []string
 	WriteParticipant bool // a visible change: it counts once in the revision
 	Participant      Participant
+	// Reason says why (ReasonLeft, ReasonExpired, ReasonEvicted): what
+	// the departure's record shows when it removes the entry.
+	Reason string
 	// DepartedAt is when the participant actually left: the request's time
 	// for a leave, the lease's end for an expiry. The empty-room grace
 	// counts from it, so that a sweep that comes late does not also delay
@@ -56,7 +59,9 @@ func (s Settings) PlanLeave(now time.Time, st DepartureState, ref SessionRef) De
 	if st.Session == nil || st.Session.Generation != ref.Generation {
 		return DeparturePlan{}
 	}
-	return s.planDeparture(now, now, st)
+	p := s.planDeparture(now, now, st)
+	p.Reason = ReasonLeft
+	return p
 }
 
 // planDeparture removes st.Session and recounts the user's live sessions.
@@ -77,10 +82,19 @@ func (s Settings) planDeparture(now, departedAt time.Time, st DepartureState) De
 	switch {
 	case remaining == 0:
 		p.DeleteParticipant = true
-	case remaining != p.Participant.SessionCount:
-		p.Participant.SessionCount = remaining
-		p.Participant.ExpireAt = now.Add(s.RecordHorizon)
-		p.WriteParticipant = true
+	default:
+		others := make([]Session, 0, len(st.Sessions))
+		for _, other := range st.Sessions {
+			if other.ID != st.Session.ID {
+				others = append(others, other)
+			}
+		}
+		away := allAway(now, others)
+		if remaining != p.Participant.SessionCount || away != p.Participant.Away {
+			p.Participant.SessionCount, p.Participant.Away = remaining, away
+			p.Participant.ExpireAt = now.Add(s.RecordHorizon)
+			p.WriteParticipant = true
+		}
 	}
 	return p
 }

@@ -30,6 +30,16 @@ type JoinRequest struct {
 	// name keeps the one on the roster.
 	DisplayName    string
 	HasDisplayName bool
+	// PhotoURL is the picture the caller's token carries (ShownPhoto),
+	// empty when it has none; the roster entry always takes it.
+	PhotoURL string
+	// State, when HasState is set, replaces the user's state (see State);
+	// a join without one keeps the state on the roster.
+	State    State
+	HasState bool
+	// Away says the joining session starts away (a page joining while
+	// hidden).
+	Away bool
 }
 
 // Validate returns EInvalid for a bad id or display name.

@@ -55,7 +55,13 @@ type Participant struct {
 	RoomID      string
 	ID          string // the user's uid
 	DisplayName string
-	JoinedAt    time.Time
+	PhotoURL    string // from the user's ID token; empty when it has none
+	// State is what the user shows (see State); nil reads as {}.
+	State State
+	// Away is set when every live session of the user is away (see
+	// away.go).
+	Away     bool
+	JoinedAt time.Time
 	// SessionCount is how many of the user's sessions (tabs, app instances)
 	// held a live lease at the last visible change. It is recounted from the
 	// session documents on every join and departure, never carried forward

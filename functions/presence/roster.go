@@ -17,6 +17,9 @@ type Roster struct {
 	Room         Room
 	Revision     int64
 	Participants []Participant
+	// RecentlyLeft are the users who went from the roster within
+	// Settings.RecentlyLeft and are not back, the latest first.
+	RecentlyLeft []Departure
 }
 
 // LiveRoster keeps the entries whose user holds at least one live session at

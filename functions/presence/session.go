@@ -18,6 +18,9 @@ type Session struct {
 	// session, can tell when those need refreshing (see Settings.RefreshDue).
 	RoomExpireAt  time.Time
 	EntryExpireAt time.Time
+	// Away says the session's page is hidden or its app backgrounded: its
+	// lease and heartbeat interval are the away ones (Settings.ForMode).
+	Away bool
 }
 
 // Live reports whether the lease holds at now.

@@ -58,9 +58,19 @@ type Settings struct {
 	// rather than one per heartbeat, and a user removed from a policy is
 	// refused within this period. 0 reads the policy on every request.
 	PolicyCache time.Duration
+	// MaxStateBytes bounds a participant's state as compact JSON (see
+	// State); it must fit in a request body with the rest of it.
+	MaxStateBytes int
+	// RecentlyLeft is how long a user whose roster entry went is shown
+	// among the room's recent departures (see Departure); 0 records none.
+	RecentlyLeft time.Duration
+	// AwayLease and AwayHeartbeat are the lease and heartbeat interval of
+	// a session that is away (see away.go).
+	AwayLease     time.Duration
+	AwayHeartbeat time.Duration
 }
 
-// DefaultSettings are the operating defaults of DESIGN.md.
+// DefaultSettings are the operating defaults (README, "Settings").
 func DefaultSettings() Settings {
 	return Settings{
 		Heartbeat:          5 * time.Second,
@@ -76,6 +86,10 @@ func DefaultSettings() Settings {
 		PolicyCache:        10 * time.Second,
 		MaxSessionsPerUser: 10,
 		MaxRoomsPerUser:    20,
+		MaxStateBytes:      1024,
+		RecentlyLeft:       2 * time.Minute,
+		AwayLease:          2 * time.Minute,
+		AwayHeartbeat:      50 * time.Second,
 	}
 }
 
@@ -113,6 +127,14 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("revision shards %d must be between 1 and 64", s.RevisionShards)
 	case s.SessionRetention < time.Hour:
 		return fmt.Errorf("session retention %v must be at least 1h", s.SessionRetention)
+	case s.MaxStateBytes < 2 || s.MaxStateBytes > MaxStateBytesLimit:
+		return fmt.Errorf("max state bytes %d must be between 2 and %d (a state travels in a request body of at most 4 KiB)", s.MaxStateBytes, MaxStateBytesLimit)
+	case s.AwayHeartbeat < s.Heartbeat:
+		return fmt.Errorf("away heartbeat %v must be at least the heartbeat interval %v", s.AwayHeartbeat, s.Heartbeat)
+	case s.AwayLease < s.Lease || s.AwayLease < 2*s.AwayHeartbeat || s.AwayLease > time.Hour:
+		return fmt.Errorf("away lease %v must be at least the lease %v and twice the away heartbeat %v, and at most 1h", s.AwayLease, s.Lease, s.AwayHeartbeat)
+	case s.RecentlyLeft < 0 || s.RecentlyLeft > time.Hour:
+		return fmt.Errorf("recently left %v must be between 0 and 1h", s.RecentlyLeft)
 	case s.PolicyCache < 0 || s.PolicyCache > time.Minute:
 		return fmt.Errorf("policy cache %v must be between 0 and 1m: it bounds how long a user removed from a room's policy keeps heartbeating", s.PolicyCache)
 	}

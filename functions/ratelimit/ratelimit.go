@@ -1,8 +1,8 @@
-// Package ratelimit keeps one token bucket per key (a user's uid) in this
-// process, with bounded memory. It is a cost and fairness guard for one
-// instance, not a correctness mechanism: N instances admit up to N times
-// the rate, and a restarted instance forgets every bucket. Nothing in
-// roomlease relies on a request being limited.
+// Package ratelimit keeps one token bucket per key (a user's uid, a client
+// address) in this process, with bounded memory. It is a cost and fairness
+// guard for one instance, not a correctness mechanism: N instances admit up
+// to N times the rate, and a restarted instance forgets every bucket.
+// Nothing in roomlease relies on a request being limited.
 package ratelimit
 
 import (

@@ -40,7 +40,7 @@ func MustOpen(tb testing.TB) *fixture {
 
 // sweeper returns a sweeper on store whose pauses advance the test clock
 // instead of waiting.
-func (f *fixture) sweeper(tb testing.TB, store presence.SweepStore, cfg sweep.Config) *sweep.Sweeper {
+func (f *fixture) sweeper(tb testing.TB, store sweep.Store, cfg sweep.Config) *sweep.Sweeper {
 	tb.Helper()
 	s, err := sweep.New(store, cfg, f.clock.Now, func(ctx context.Context, d time.Duration) error {
 		f.mu.Lock()

@@ -14,7 +14,7 @@ import (
 // failing every time, as a candidate that Firestore (or the emulator) keeps
 // refusing would.
 type refusingStore struct {
-	presence.SweepStore
+	sweep.Store
 	refuse func(presence.ExpiryCandidate) bool
 }
 
@@ -22,7 +22,7 @@ func (s *refusingStore) ExpireSession(ctx context.Context, c presence.ExpiryCand
 	if s.refuse(c) {
 		return presence.ExpiryResult{}, errors.New("injected: this candidate keeps failing")
 	}
-	return s.SweepStore.ExpireSession(ctx, c)
+	return s.Store.ExpireSession(ctx, c)
 }
 
 // crashFour puts users a, b, c and d into rooms of their own, a second
@@ -40,7 +40,7 @@ func crashFour(t *testing.T, f *fixture) {
 // candidates refuse picks.
 func passRefusing(t *testing.T, f *fixture, refuse func(presence.ExpiryCandidate) bool) sweep.PassReport {
 	t.Helper()
-	return f.sweeper(t, &refusingStore{SweepStore: f.store, refuse: refuse}, sweep.Config{}).Pass(f.ctx)
+	return f.sweeper(t, &refusingStore{Store: f.store, refuse: refuse}, sweep.Config{}).Pass(f.ctx)
 }
 
 // One candidate that keeps failing must not hold up the others: listed
@@ -82,7 +82,7 @@ func TestSweep_ManyFailingCandidatesStopThePass(t *testing.T) {
 // failingSteps is the real store with a room policy's enforcement and the
 // purge of torn-down rooms failing every time.
 type failingSteps struct {
-	presence.SweepStore
+	sweep.Store
 }
 
 func (s failingSteps) EnforcePolicy(context.Context, presence.PolicyChange, int) (presence.EvictionReport, error) {

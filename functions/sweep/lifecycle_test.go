@@ -67,10 +67,10 @@ func TestSweep_CrashedClientThenEmptyRoom(t *testing.T) {
 	}
 }
 
-// Race 5 of DESIGN.md: the last participant leaves, someone joins during
+// docs/races.md, "join in the grace": the last participant leaves, someone joins during
 // the grace: the room survives with a new generation, and a cleanup decided
 // on the old generation is a no-op.
-func TestRace5_JoinDuringGraceKeepsTheRoom(t *testing.T) {
+func TestSweep_AJoinDuringTheGraceKeepsTheRoom(t *testing.T) {
 	f := MustOpen(t)
 	s := f.sweeper(t, f.store, sweep.Config{})
 	alice := f.join(t, "grace", "alice", "tab")

@@ -1,6 +1,10 @@
 package sweep
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
 
 // Mode says how far the sweeper may go.
 type Mode string
@@ -23,4 +27,14 @@ func ParseMode(s string) (Mode, error) {
 		return m, nil
 	}
 	return "", fmt.Errorf("unknown cleanup mode %q (use enforce, observe or off)", s)
+}
+
+// ParseSetting reads an operator's stored mode: only a string that
+// ParseMode accepts. Anything else is an error, which the sweeper answers
+// with observe.
+func ParseSetting(set presence.ModeSetting) (Mode, error) {
+	if set.NotString != "" {
+		return "", fmt.Errorf("cleanupMode is a %s, not a string (use \"enforce\", \"observe\" or \"off\")", set.NotString)
+	}
+	return ParseMode(set.Value)
 }

@@ -1,15 +1,11 @@
 package sweep
 
 import (
-	"context"
-	"errors"
 	"sync"
 	"time"
-)
 
-// errPassStopped says that a step's failures ended the pass; the failure
-// is already in the pass's report.
-var errPassStopped = errors.New("the pass stopped at a failed step")
+	"github.com/roomlease/roomlease/functions/presence"
+)
 
 // policyWatermark is how far one sweeper instance has enforced changed room
 // policies. It lives in memory, like the repair watermark: another instance
@@ -25,8 +21,10 @@ type policyWatermark struct {
 	done map[string]time.Time
 }
 
-// enforcePolicies finds room policies whose updatedAt is after the
-// watermark and has each one enforced (presence.SweepStore.EnforcePolicy).
+// enforcePolicies is step 3: room policies whose updatedAt is after the
+// watermark, each enforced (PolicyEnforcer.EnforcePolicy), so that whoever
+// a changed policy no longer admits leaves within one pass of the change.
+// Bookkeeping, done in every mode.
 //
 // The watermark trails this instance's clock by PolicySkew rather than
 // following the newest updatedAt seen: a policy's updatedAt is assigned by
@@ -36,66 +34,68 @@ type policyWatermark struct {
 // policy is listed by a later pass, as long as both delays stay below the
 // skew. A policy whose enforcement fails is one failed item (itemFailed):
 // the others are enforced, and the watermark stays just before the failing
-// one, so that it is listed again. It returns the listing's error, or
-// errPassStopped when itemFailed says the pass must end.
-func (s *Sweeper) enforcePolicies(ctx context.Context, r *PassReport, now time.Time, itemFailed func(string, error) bool) error {
-	w := &s.policies
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.through.IsZero() {
-		w.through = now.Add(-s.cfg.RepairLookback)
-	}
-	if w.done == nil {
-		w.done = map[string]time.Time{}
-	}
-	changed, err := s.store.ChangedPolicies(ctx, w.through, s.cfg.BatchSize)
-	if err != nil {
-		return err
-	}
-	s.skip(ctx, r, changed.Undecodable)
-	next := now.Add(-s.cfg.PolicySkew)
-	if changed.Len() == s.cfg.BatchSize && len(changed.Items) > 0 {
-		// A full page: more changes may wait beyond the last one listed.
-		next = minTime(next, changed.Items[len(changed.Items)-1].UpdatedAt)
-		r.Backlog = true
-	}
-	for _, c := range changed.Items {
-		if done, ok := w.done[c.RoomID]; ok && done.Equal(c.UpdatedAt) {
-			continue
+// one, so that it is listed again. A pass that stops leaves the watermark
+// where it was.
+func enforcePolicies(store PolicyEnforcer, w *policyWatermark) step {
+	return func(p *pass) error {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.through.IsZero() {
+			w.through = p.now.Add(-p.cfg.RepairLookback)
 		}
-		rep, err := s.store.EnforcePolicy(ctx, c, s.cfg.BatchSize)
+		if w.done == nil {
+			w.done = map[string]time.Time{}
+		}
+		changed, err := store.ChangedPolicies(p.ctx, w.through, p.cfg.BatchSize)
 		if err != nil {
-			next = minTime(next, c.UpdatedAt.Add(-time.Nanosecond))
-			if itemFailed("enforcing a room policy", err) {
-				return errPassStopped
+			return &stepError{step: "listing changed room policies", err: err}
+		}
+		p.skip(changed.Undecodable)
+		next := p.now.Add(-p.cfg.PolicySkew)
+		if changed.Len() == p.cfg.BatchSize && len(changed.Items) > 0 {
+			// A full page: more changes may wait beyond the last one listed.
+			next = minTime(next, changed.Items[len(changed.Items)-1].UpdatedAt)
+			p.r.Backlog = true
+		}
+		err = forEach(p, "enforcing a room policy", changed.Items, func(c presence.PolicyChange) error {
+			if done, ok := w.done[c.RoomID]; ok && done.Equal(c.UpdatedAt) {
+				return nil
 			}
-			continue
+			rep, err := store.EnforcePolicy(p.ctx, c, p.cfg.BatchSize)
+			if err != nil {
+				next = minTime(next, c.UpdatedAt.Add(-time.Nanosecond))
+				return err
+			}
+			p.r.ParticipantsEvicted += rep.Evicted
+			if rep.RoomSuspected {
+				p.r.RoomsSuspected++
+			}
+			if rep.Evicted > 0 {
+				p.log.DebugContext(p.ctx, "participants evicted by a changed room policy", "component", "sweeper",
+					"roomId", c.RoomID, "evicted", rep.Evicted)
+			}
+			if rep.More {
+				// Not finished: list this policy again next pass.
+				p.r.Backlog = true
+				next = minTime(next, c.UpdatedAt.Add(-time.Nanosecond))
+				return nil
+			}
+			w.done[c.RoomID] = c.UpdatedAt
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		r.ParticipantsEvicted += rep.Evicted
-		if rep.RoomSuspected {
-			r.RoomsSuspected++
+		if next.After(w.through) {
+			w.through = next
 		}
-		if rep.Evicted > 0 {
-			s.log.DebugContext(ctx, "participants evicted by a changed room policy", "component", "sweeper",
-				"roomId", c.RoomID, "evicted", rep.Evicted)
+		for room, at := range w.done {
+			if !at.After(w.through) {
+				delete(w.done, room)
+			}
 		}
-		if rep.More {
-			// Not finished: list this policy again next pass.
-			r.Backlog = true
-			next = minTime(next, c.UpdatedAt.Add(-time.Nanosecond))
-			continue
-		}
-		w.done[c.RoomID] = c.UpdatedAt
+		return nil
 	}
-	if next.After(w.through) {
-		w.through = next
-	}
-	for room, at := range w.done {
-		if !at.After(w.through) {
-			delete(w.done, room)
-		}
-	}
-	return nil
 }
 
 func minTime(a, b time.Time) time.Time {

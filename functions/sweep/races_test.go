@@ -35,11 +35,11 @@ func sessionRef(s presence.Session) presence.SessionRef {
 	return presence.SessionRef{SessionKey: presence.SessionKey{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID}, Generation: s.Generation}
 }
 
-// Race 2 of DESIGN.md: a heartbeat just before the lease ends against the
+// docs/races.md, "heartbeat against expiry": a heartbeat just before the lease ends against the
 // sweeper expiring it. Either the heartbeat wins atomically (the expiry is a
 // no-op) or it gets 409 (the session and entry are gone); never a
 // half-renewed lease.
-func TestRace2_HeartbeatAgainstExpiry(t *testing.T) {
+func TestSweep_HeartbeatAgainstExpiry(t *testing.T) {
 	t.Run("HeartbeatCommitsFirst", func(t *testing.T) {
 		f := MustOpen(t)
 		sw := f.sweeperStore(t)
@@ -119,9 +119,9 @@ func TestRace2_HeartbeatAgainstExpiry(t *testing.T) {
 	})
 }
 
-// Race 8 of DESIGN.md: a sweeper crashes between the teardown decision and
+// docs/races.md, "sweeper crash": a sweeper crashes between the teardown decision and
 // the purge; a restarted sweeper finishes the work, exactly once.
-func TestRace8_CrashBetweenStepsThenRestart(t *testing.T) {
+func TestSweep_CrashBetweenStepsThenRestart(t *testing.T) {
 	f := MustOpen(t)
 	for _, room := range []string{"a", "b"} {
 		s := f.join(t, room, "u", "tab")
@@ -154,9 +154,9 @@ func TestRace8_CrashBetweenStepsThenRestart(t *testing.T) {
 	}
 }
 
-// Race 8, continued: two sweepers at once do each thing once and never
+// docs/races.md, "sweeper crash", continued: two sweepers at once do each thing once and never
 // remove a live session.
-func TestRace8_TwoSweepersAtOnce(t *testing.T) {
+func TestSweep_TwoSweepersAtOnce(t *testing.T) {
 	f := MustOpen(t)
 	const crashed = 5
 	for i := 0; i < crashed; i++ {
@@ -215,10 +215,10 @@ func (c *cutAfterListing) DueRooms(ctx context.Context, now time.Time, limit int
 	return rooms, err
 }
 
-// Race 9 of DESIGN.md: the presence store becomes unavailable during a
+// docs/races.md, "store down": the presence store becomes unavailable during a
 // sweep. Nothing is deleted, the sweeper backs off and reports the error,
 // and once Firestore is back the next sweep completes the work.
-func TestRace9_StoreUnavailableDuringSweep(t *testing.T) {
+func TestSweep_StoreUnavailableDuringAPass(t *testing.T) {
 	f := MustOpen(t)
 	proxy := faultproxy.Start(t, emulatortest.FirestoreHost(t))
 	client := emulatortest.FirestoreVia(t, proxy.Addr(), f.project)

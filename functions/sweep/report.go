@@ -85,6 +85,8 @@ type Summary struct {
 	Passes            int
 	CleanupLags       []time.Duration
 	OldestEligibleAge time.Duration
+	// LastError is the latest failure's redacted form (Redacted): the step
+	// and a code, never the error's text, which names rooms and users.
 	LastError         string
 	Started, Finished time.Time
 }
@@ -97,10 +99,10 @@ func (s *Summary) add(p PassReport) {
 	// The latest pass knows best how old the oldest waiting room is.
 	s.OldestEligibleAge = p.OldestEligibleAge
 	if p.ItemErr != nil {
-		s.LastError = p.ItemErr.Error()
+		s.LastError = Redacted(p.ItemErr)
 	}
 	if p.Err != nil {
-		s.LastError = p.Err.Error()
+		s.LastError = Redacted(p.Err)
 	}
 }
 

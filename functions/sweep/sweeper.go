@@ -3,21 +3,20 @@ package sweep
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/roomlease/roomlease/functions/presence"
 )
-
-// maxItemFailures is how many candidates may fail in one pass before the
-// pass stops and the run backs off.
-const maxItemFailures = 3
 
 // Sweeper runs sweep passes against the presence store.
 type Sweeper struct {
-	store presence.SweepStore
+	// steps are a pass (passSteps); the run around the passes needs the
+	// other three ports.
+	steps     []step
+	repairs   Repairer
+	deadlines DeadlineFinder
+	status    StatusWriter
+
 	cfg   Config
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
@@ -37,14 +36,17 @@ type Sweeper struct {
 
 // New returns a sweeper. now and sleep are the clock; tests pass a clock
 // whose sleep advances it, so no test waits for real time.
-func New(store presence.SweepStore, cfg Config, now func() time.Time, sleep func(context.Context, time.Duration) error, log *slog.Logger) (*Sweeper, error) {
+func New(store Store, cfg Config, now func() time.Time, sleep func(context.Context, time.Duration) error, log *slog.Logger) (*Sweeper, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if sleep == nil {
 		sleep = SleepContext
 	}
-	return &Sweeper{store: store, cfg: cfg.withDefaults(), now: now, sleep: sleep, log: log}, nil
+	cfg = cfg.withDefaults()
+	s := &Sweeper{repairs: store, deadlines: store, status: store, cfg: cfg, now: now, sleep: sleep, log: log}
+	s.steps = passSteps(store, cfg.DefaultMode, now, &s.policies)
+	return s, nil
 }
 
 // SleepContext waits for d or until ctx ends.
@@ -57,205 +59,6 @@ func SleepContext(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// mode returns the mode in force: the operator's, else the default. An
-// unreadable or unknown operator setting falls back to the safest choice
-// that still keeps rosters right: observe.
-func (s *Sweeper) mode(ctx context.Context) (Mode, error) {
-	raw, err := s.store.CleanupMode(ctx)
-	if err != nil {
-		return Observe, err
-	}
-	if raw == "" {
-		return s.cfg.DefaultMode, nil
-	}
-	m, err := ParseMode(raw)
-	if err != nil {
-		s.log.WarnContext(ctx, "ignoring roomlease/config cleanupMode", "component", "sweeper", "error", err.Error())
-		return Observe, nil
-	}
-	return m, nil
-}
-
-// Pass runs one bounded pass. A failed listing ends the pass: nothing after
-// a failed read is acted upon. A failed step on one candidate is counted and
-// skipped (see itemFailed), up to maxItemFailures in a pass.
-func (s *Sweeper) Pass(ctx context.Context) PassReport {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.PassTimeout)
-	defer cancel()
-	var r PassReport
-	fail := func(step string, err error) PassReport {
-		r.FailedSteps++
-		r.Err = fmt.Errorf("%s: %w", step, err)
-		return r
-	}
-	// itemFailed records a failed step on one candidate (one session, one
-	// room) and says whether the pass must stop. Each candidate is its own
-	// transaction that re-checks everything it acts on, so skipping one
-	// acts on nothing unverified; stopping at the first would let a single
-	// candidate that keeps failing (listed oldest first, so first on every
-	// pass) hold up every other room's cleanup. A pass whose time is up, or
-	// several failures in one pass, look like Firestore itself failing:
-	// then the pass stops and the run backs off.
-	itemFailed := func(step string, err error) bool {
-		r.FailedSteps++
-		failure := fmt.Errorf("%s: %w", step, err)
-		if ctx.Err() != nil || r.FailedSteps >= maxItemFailures {
-			r.Err = failure
-			return true
-		}
-		r.ItemErr = failure
-		s.log.WarnContext(ctx, "sweep step failed; went on with the next candidate", "component", "sweeper",
-			"error", failure.Error())
-		return false
-	}
-	// 1. The cleanup mode (steps as in the package comment).
-	mode, err := s.mode(ctx)
-	r.Mode = mode
-	if err != nil {
-		return fail("reading the cleanup mode", err)
-	}
-	now := s.now()
-
-	// 2. Leases. Bookkeeping, done in every mode: rosters must stay true
-	// even with the kill switch on.
-	expired, err := s.store.ExpiredSessions(ctx, now, s.cfg.BatchSize)
-	if err != nil {
-		return fail("listing expired sessions", err)
-	}
-	s.skip(ctx, &r, expired.Undecodable)
-	r.Backlog = expired.Len() == s.cfg.BatchSize
-	for _, c := range expired.Items {
-		res, err := s.store.ExpireSession(ctx, c)
-		if err != nil {
-			if itemFailed("expiring a session", err) {
-				return r
-			}
-			continue
-		}
-		switch res.Outcome {
-		case presence.Done:
-			r.SessionsExpired++
-			if res.RoomSuspected {
-				r.RoomsSuspected++
-			}
-		case presence.Conflict:
-			r.GenerationConflicts++
-		}
-	}
-
-	// 3. Room policies changed since the last pass: whoever they no longer
-	// admit leaves, within one pass of the change. Bookkeeping too, so in
-	// every mode.
-	if err := s.enforcePolicies(ctx, &r, now, itemFailed); errors.Is(err, errPassStopped) {
-		return r
-	} else if err != nil {
-		return fail("listing changed room policies", err)
-	}
-
-	// 4. Typing signals.
-	typing, err := s.store.ExpiredTyping(ctx, now, s.cfg.BatchSize)
-	if err != nil {
-		return fail("listing expired typing", err)
-	}
-	s.skip(ctx, &r, typing.Undecodable)
-	r.Backlog = r.Backlog || typing.Len() == s.cfg.BatchSize
-	for _, c := range typing.Items {
-		out, err := s.store.ClearTyping(ctx, c)
-		if err != nil {
-			if itemFailed("clearing typing", err) {
-				return r
-			}
-			continue
-		}
-		if out == presence.Done {
-			r.TypingCleared++
-		}
-	}
-
-	// 5. Rooms past their grace. A sweeper that deletes nothing (observe,
-	// off) reports each room once and marks it, so that it pages through
-	// them instead of reading the same ones on every pass.
-	due, err := s.store.DueRooms(ctx, now, s.cfg.BatchSize, mode != Enforce)
-	if err != nil {
-		return fail("listing due rooms", err)
-	}
-	s.skip(ctx, &r, due.Undecodable)
-	r.Backlog = r.Backlog || due.Len() == s.cfg.BatchSize
-	for _, room := range due.Items {
-		if age := now.Sub(room.CleanupAfter); age > r.OldestEligibleAge {
-			r.OldestEligibleAge = age
-		}
-		if mode == Off {
-			marked, err := s.store.MarkReported(ctx, presence.CandidateOf(room))
-			if err != nil {
-				if itemFailed("reporting a due room", err) {
-					return r
-				}
-				continue
-			}
-			if marked {
-				r.RoomsEligible++
-			}
-			continue
-		}
-		if err := s.teardown(ctx, &r, room, mode == Enforce); err != nil && itemFailed("checking a room for teardown", err) {
-			return r
-		}
-	}
-
-	// 6. Finish teardowns: this pass's and any a crashed sweeper left.
-	if mode == Enforce {
-		// A teardown whose purge fails is one failed item: the others were
-		// finished, and the failing one stays pending for the next pass.
-		n, err := s.store.PurgeClosed(ctx, s.cfg.BatchSize)
-		r.RoomsPurged = n
-		if err != nil && itemFailed("purging torn-down rooms", err) {
-			return r
-		}
-		r.Backlog = r.Backlog || n == s.cfg.BatchSize
-	}
-	return r
-}
-
-// skip reports listed documents that are not presence data: counted, logged
-// with their path for an operator to look at, and otherwise left alone.
-func (s *Sweeper) skip(ctx context.Context, r *PassReport, paths []string) {
-	r.SkippedDocuments += len(paths)
-	for _, p := range paths {
-		s.log.WarnContext(ctx, "skipped a document that is not presence data", "component", "sweeper", "path", p)
-	}
-}
-
-func (s *Sweeper) teardown(ctx context.Context, r *PassReport, room presence.Room, enforce bool) error {
-	c := presence.CandidateOf(room)
-	res, err := s.store.TearDown(ctx, c, enforce)
-	if err != nil {
-		return err
-	}
-	switch res.Verdict {
-	case presence.TearDown:
-		r.RoomsEligible++
-		r.Candidates = append(r.Candidates, room.ID)
-		evidence := []any{"component", "sweeper", "roomId", room.ID, "generation", room.Generation,
-			"emptySince", room.EmptySince, "cleanupAfter", room.CleanupAfter, "liveLeases", res.LiveLeases}
-		if res.Closing != nil {
-			r.RoomsDeleted++
-			r.Deleted = append(r.Deleted, room.ID)
-			r.CleanupLags = append(r.CleanupLags, res.Closing.CleanupLag())
-			s.log.DebugContext(ctx, "room torn down", append(evidence, "cleanupLagSeconds", res.Closing.CleanupLag().Seconds())...)
-		} else {
-			s.log.DebugContext(ctx, "room would be torn down (observe mode)", evidence...)
-		}
-	case presence.GenerationChanged:
-		r.GenerationConflicts++
-		s.log.DebugContext(ctx, "teardown lost to a newer generation", "component", "sweeper", "roomId", room.ID, "generation", room.Generation)
-	case presence.LeasesLive:
-		r.RoomsRepaired++
-		s.log.DebugContext(ctx, "room suspected empty held live leases; reactivated", "component", "sweeper", "roomId", room.ID)
-	}
-	return nil
 }
 
 // Run sweeps until its budget is spent or ctx ends, then logs one summary
@@ -276,6 +79,8 @@ func (s *Sweeper) Run(ctx context.Context) Summary {
 			// Fail closed and back off: 1 s, 2 s, 4 s … up to MaxBackoff.
 			backoff = min(max(2*backoff, time.Second), s.cfg.MaxBackoff)
 			wait = backoff
+			// The full error, which may name rooms and users, goes to
+			// this line only; the summary carries its redacted form.
 			s.log.WarnContext(ctx, "sweep pass failed; backing off", "component", "sweeper",
 				"error", p.Err.Error(), "backoffSeconds", wait.Seconds())
 		} else {
@@ -311,18 +116,20 @@ func (s *Sweeper) repair(ctx context.Context, sum *Summary) {
 		// the sweepers before it got: after an outage longer than the
 		// lookback, the marks left meanwhile are still re-checked.
 		s.repairedThrough = sum.Started.Add(-s.cfg.RepairLookback)
-		if saved, err := s.store.RepairWatermark(ctx); err == nil && !saved.IsZero() && saved.Before(s.repairedThrough) {
+		if saved, err := s.repairs.RepairWatermark(ctx); err == nil && !saved.IsZero() && saved.Before(s.repairedThrough) {
 			s.repairedThrough = saved
 		}
 	}
-	rep, err := s.store.RepairEmptyActive(ctx, s.repairedThrough, s.cfg.BatchSize)
+	rep, err := s.repairs.RepairEmptyActive(ctx, s.repairedThrough, s.cfg.BatchSize)
 	sum.RoomsRepaired += rep.Repaired
 	if rep.Through.After(s.repairedThrough) {
 		s.repairedThrough = rep.Through
 	}
 	if err != nil {
+		failure := &stepError{step: "re-checking rooms that may have emptied unnoticed", err: err}
 		sum.FailedSteps += max(rep.Failed, 1)
-		sum.LastError = err.Error()
+		sum.LastError = Redacted(failure)
+		s.log.WarnContext(ctx, "sweep repair failed", "component", "sweeper", "error", failure.Error())
 	}
 }
 
@@ -334,7 +141,7 @@ func (s *Sweeper) nextWait(ctx context.Context, p PassReport) time.Duration {
 	}
 	// Rooms an observing sweeper has reported stay due; their deadlines,
 	// in the past, must not wake it again at once.
-	next, err := s.store.NextDeadline(ctx, p.Mode != Enforce)
+	next, err := s.deadlines.NextDeadline(ctx, p.Mode != Enforce)
 	if err != nil || next.IsZero() {
 		return s.cfg.MaxWait
 	}
@@ -361,7 +168,7 @@ func (s *Sweeper) report(ctx context.Context, sum Summary) {
 	// It gets its own short deadline, and survives the run's cancellation.
 	statusCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.PassTimeout)
 	defer cancel()
-	if err := s.store.WriteSweepStatus(statusCtx, status); err != nil && !errors.Is(err, context.Canceled) {
+	if err := s.status.WriteSweepStatus(statusCtx, status); err != nil && !errors.Is(err, context.Canceled) {
 		s.log.WarnContext(ctx, "could not write the sweep status", "component", "sweeper", "error", err.Error())
 	}
 }

@@ -1,3 +1,11 @@
 // Package layers holds only a test: the import rules that keep roomlease's
 // architecture what the README's layout says it is.
+//
+// Every package of the module is classified in one table (layers_test.go),
+// and a package missing from it fails the test. The domain
+// (functions/presence) imports only the standard library; adapters import
+// the domain and leaves, never each other or the wiring; leaves and the Go
+// client import nothing of this module; and no package outside the tests
+// imports a test helper (internal/testclock, testlog, emulatortest,
+// appchecktest, faultproxy, devserver).
 package layers

@@ -69,6 +69,10 @@ run "environment_from_variables" {
       ROOMLEASE_APP_CHECK             = "monitor"
       ROOMLEASE_RATE_LIMIT            = "5"
       ROOMLEASE_RATE_BURST            = "30"
+      ROOMLEASE_IP_RATE_LIMIT         = "100"
+      ROOMLEASE_IP_RATE_BURST         = "200"
+      ROOMLEASE_AUTH_LOOKUP_RATE      = "100"
+      ROOMLEASE_AUTH_LOOKUP_BURST     = "200"
       ROOMLEASE_MAX_SESSIONS_PER_USER = "10"
       ROOMLEASE_MAX_ROOMS_PER_USER    = "20"
     })
@@ -352,18 +356,26 @@ run "outputs" {
 
 run "app_check_and_rate_limit_reach_the_api" {
   variables {
-    app_check_mode = "enforce"
-    rate_limit     = 0.5
-    rate_burst     = 4
+    app_check_mode    = "enforce"
+    rate_limit        = 0.5
+    rate_burst        = 4
+    ip_rate_limit     = 0
+    ip_rate_burst     = 9
+    auth_lookup_rate  = 2.5
+    auth_lookup_burst = 7
   }
 
   assert {
     condition = (
       google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_APP_CHECK"] == "enforce" &&
       google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_RATE_LIMIT"] == "0.5" &&
-      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_RATE_BURST"] == "4"
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_RATE_BURST"] == "4" &&
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_IP_RATE_LIMIT"] == "0" &&
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_IP_RATE_BURST"] == "9" &&
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_AUTH_LOOKUP_RATE"] == "2.5" &&
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_AUTH_LOOKUP_BURST"] == "7"
     )
-    error_message = "app_check_mode, rate_limit and rate_burst must reach the API's environment: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"
+    error_message = "app_check_mode, the rate limits and the lookup budget must reach the API's environment: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"
   }
 }
 

@@ -143,3 +143,27 @@ run "rejects_fractional_rate_burst" {
   variables { rate_burst = 2.5 }
   expect_failures = [var.rate_burst]
 }
+
+run "rejects_negative_ip_rate_limit" {
+  command = plan
+  variables { ip_rate_limit = -1 }
+  expect_failures = [var.ip_rate_limit]
+}
+
+run "rejects_zero_ip_rate_burst" {
+  command = plan
+  variables { ip_rate_burst = 0 }
+  expect_failures = [var.ip_rate_burst]
+}
+
+run "rejects_a_lookup_budget_of_nothing" {
+  command = plan
+  variables { auth_lookup_rate = 0 }
+  expect_failures = [var.auth_lookup_rate]
+}
+
+run "rejects_fractional_auth_lookup_burst" {
+  command = plan
+  variables { auth_lookup_burst = 1.5 }
+  expect_failures = [var.auth_lookup_burst]
+}

@@ -130,7 +130,7 @@ describe('Retry-After', () => {
       };
       const timers = holdableTimers();
       const { asked } = timers;
-      const client = createRoomleaseClient({ apiUrl: config.apiUrl, auth: user.auth, firestore: user.firestore, fetch: fetchFn, timers, random: () => 0.5 });
+      const client = createRoomleaseClient({ apiUrl: config.apiUrl, auth: user.auth, app: user.app, firestoreEmulator: user.firestoreEmulator, fetch: fetchFn, timers, random: () => 0.5 });
       cleanups.push(async () => {
         client.close();
         await user.close();

@@ -15,13 +15,21 @@ export const SWEEP_MS = Number(process.env.ROOMLEASE_E2E_SWEEP_SECONDS || 1) * 1
 
 let configPromise = null;
 
-/** The dev server's /config.json; fails the test when the stack is not running. */
+/**
+ * The dev server's /config.json, and `database`: the Firestore database the
+ * API keeps its rooms in (GET /v1/config; scripts/test-web runs it on a
+ * named one). Fails the test when the stack is not running.
+ */
 export function loadConfig() {
   if (!WEB_URL) throw new Error('ROOMLEASE_E2E_WEB_URL is not set: run these tests through scripts/test-web');
-  configPromise ??= fetch(`${WEB_URL}/config.json`).then((r) => {
+  configPromise ??= (async () => {
+    const r = await fetch(`${WEB_URL}/config.json`);
     if (!r.ok) throw new Error(`${WEB_URL}/config.json answered ${r.status}`);
-    return r.json();
-  });
+    const config = await r.json();
+    const api = await fetch(`${config.apiUrl}/v1/config`);
+    if (!api.ok) throw new Error(`${config.apiUrl}/v1/config answered ${api.status}`);
+    return { ...config, database: (await api.json()).database };
+  })();
   return configPromise;
 }
 
@@ -51,26 +59,37 @@ function restartListenersOnEmulatorFramingErrors() {
 }
 
 /**
- * A signed-in anonymous user with its own Firebase app, Auth and Firestore
- * on the emulators. close() tears them down so the process can exit.
+ * A signed-in anonymous user with its own Firebase app and Auth on the
+ * emulators. A client made with `app` and `firestoreEmulator` opens the
+ * server's database from the app; this opens the same instance first (as
+ * an app that also reads Firestore itself would), to restart its listeners
+ * on the emulator's framing errors, unless `openFirestore` is false.
+ * close() tears them down so the process can exit.
  */
-export async function newUser(config) {
+export async function newUser(config, { openFirestore = true } = {}) {
   const app = initializeApp({ apiKey: 'demo-api-key', projectId: config.projectId }, `user-${++appSeq}`);
   const auth = getAuth(app);
   connectAuthEmulator(auth, config.authEmulatorUrl, { disableWarnings: true });
-  const firestore = getFirestore(app);
-  connectFirestoreEmulator(firestore, config.firestoreEmulatorHost, Number(config.firestoreEmulatorPort));
-  restartListenersOnEmulatorFramingErrors();
-  liveFirestores.add(firestore);
+  const firestoreEmulator = { host: config.firestoreEmulatorHost, port: Number(config.firestoreEmulatorPort) };
+  let firestore = null;
+  if (openFirestore) {
+    firestore = getFirestore(app, config.database);
+    connectFirestoreEmulator(firestore, firestoreEmulator.host, firestoreEmulator.port);
+    restartListenersOnEmulatorFramingErrors();
+    liveFirestores.add(firestore);
+  }
   const cred = await signInAnonymously(auth);
   return {
     app,
     auth,
-    firestore,
+    firestoreEmulator,
     uid: cred.user.uid,
     async close() {
-      liveFirestores.delete(firestore);
-      await terminate(firestore).catch(() => {});
+      if (firestore) {
+        liveFirestores.delete(firestore);
+        await terminate(firestore).catch(() => {});
+      }
+      // Also ends any Firestore instance a client opened from the app.
       await deleteApp(app).catch(() => {});
     },
   };
@@ -83,7 +102,7 @@ export function recordingFetch() {
   const calls = [];
   const fn = async (url, init) => {
     const path = new URL(url).pathname;
-    const call = { path, action: path.split('/')[4] || 'read', at: Date.now(), status: null };
+    const call = { path, action: path === '/v1/config' ? 'config' : path.split('/')[4] || 'read', at: Date.now(), status: null };
     calls.push(call);
     const res = await fetch(url, init);
     call.status = res.status;

@@ -27,7 +27,7 @@ describe('@roomlease/client in Node', () => {
   async function clientFor(name, options = {}) {
     const user = await newUser(config);
     const rec = recordingFetch();
-    const client = createRoomleaseClient({ apiUrl: config.apiUrl, auth: user.auth, firestore: user.firestore, fetch: rec.fetch, ...options });
+    const client = createRoomleaseClient({ apiUrl: config.apiUrl, auth: user.auth, app: user.app, firestoreEmulator: user.firestoreEmulator, fetch: rec.fetch, ...options });
     cleanups.push(async () => {
       client.close();
       await user.close();
@@ -245,7 +245,7 @@ describe('@roomlease/client in Node', () => {
     const user = await newUser(config);
     cleanups.push(() => user.close());
     const tab = (i) => {
-      const client = createRoomleaseClient({ apiUrl: config.apiUrl, auth: user.auth, firestore: user.firestore, sessionId: `cap-tab-${i}` });
+      const client = createRoomleaseClient({ apiUrl: config.apiUrl, auth: user.auth, app: user.app, firestoreEmulator: user.firestoreEmulator, sessionId: `cap-tab-${i}` });
       cleanups.push(async () => client.close());
       return client;
     };

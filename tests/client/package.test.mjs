@@ -45,11 +45,11 @@ test("the README's Node example runs against the stack", { timeout: 90_000 }, as
   const auth = new URL(config.authEmulatorUrl);
   const code = m[1]
     .replace("'http://127.0.0.1:9099'", JSON.stringify(`http://${auth.host}`))
-    .replace("'127.0.0.1', 8080", `${JSON.stringify(config.firestoreEmulatorHost)}, ${Number(config.firestoreEmulatorPort)}`)
+    .replace("host: '127.0.0.1', port: 8080", `host: ${JSON.stringify(config.firestoreEmulatorHost)}, port: ${Number(config.firestoreEmulatorPort)}`)
     .replace("'http://127.0.0.1:8081'", JSON.stringify(config.apiUrl))
     .replace("projectId: 'demo-roomlease'", `projectId: ${JSON.stringify(config.projectId)}`)
     .replace('setTimeout(r, 10_000)', 'setTimeout(r, 2_000)');
-  for (const original of ['127.0.0.1:9099', "'127.0.0.1', 8080", '127.0.0.1:8081', '10_000']) {
+  for (const original of ['127.0.0.1:9099', "host: '127.0.0.1', port: 8080", '127.0.0.1:8081', '10_000']) {
     assert.ok(!code.includes(original), `the example changed: ${original} was not adapted`);
   }
   // Inside the repository, so '@roomlease/client' and 'firebase' resolve
@@ -61,6 +61,7 @@ test("the README's Node example runs against the stack", { timeout: 90_000 }, as
     writeFileSync(file, code);
     const { stdout } = await run(process.execPath, [file], { timeout: 60_000 });
     assert.match(stdout, /revision \d+: Ada \(bot\)/, `output: ${stdout}`);
+    assert.ok(stdout.includes(`listening to Firestore database ${config.database}\n`), `output: ${stdout}`);
     assert.match(stdout, /\{ removed: true \}/, `output: ${stdout}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

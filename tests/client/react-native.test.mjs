@@ -91,7 +91,7 @@ describe('React Native adapter end to end (emulators)', () => {
 
   async function observer(room) {
     const user = await newUser(config);
-    const client = createNodeClient({ apiUrl: config.apiUrl, auth: user.auth, firestore: user.firestore });
+    const client = createNodeClient({ apiUrl: config.apiUrl, auth: user.auth, app: user.app, firestoreEmulator: user.firestoreEmulator });
     cleanups.push(async () => {
       client.close();
       await user.close();
@@ -104,7 +104,7 @@ describe('React Native adapter end to end (emulators)', () => {
     const appState = fakeAppState();
     const rec = recordingFetch();
     const client = createRoomleaseClient({
-      apiUrl: config.apiUrl, auth: user.auth, firestore: user.firestore, fetch: rec.fetch, appState, storage, background,
+      apiUrl: config.apiUrl, auth: user.auth, app: user.app, firestoreEmulator: user.firestoreEmulator, fetch: rec.fetch, appState, storage, background,
     });
     cleanups.push(async () => {
       client.close();

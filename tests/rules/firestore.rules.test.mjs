@@ -87,6 +87,9 @@ async function seed(testEnv) {
     }
     for (const room of ['standup', 'retro']) {
       await setDoc(doc(db, `rooms/${room}/rosterRevisions/3`), { roomId: room, changes: 2, expireAt: later });
+      await setDoc(doc(db, `rooms/${room}/recentlyLeft/erin`), {
+        roomId: room, participantId: 'erin', displayName: 'Erin', leftAt: later, reason: 'left', expireAt: later,
+      });
     }
     await setDoc(doc(db, 'rooms/standup/typing/bob'), {
       participantId: 'bob', displayName: 'bob', expiresAt: later, expireAt: later,
@@ -172,6 +175,10 @@ describe('firestore.rules', () => {
       await assertSucceeds(getDoc(doc(as('bob'), 'rooms/standup/receipts/alice')));
       await assertSucceeds(getDocs(collection(as('bob'), 'rooms/standup/receipts')));
     });
+    test('who recently left, one or all', async () => {
+      await assertSucceeds(getDoc(doc(as('bob'), 'rooms/standup/recentlyLeft/erin')));
+      await assertSucceeds(getDocs(collection(as('bob'), 'rooms/standup/recentlyLeft')));
+    });
     test('the revision shards a listener adds up', async () => {
       await assertSucceeds(getDocs(collection(as('bob'), 'rooms/standup/rosterRevisions')));
       await assertSucceeds(getDoc(doc(as('bob'), 'rooms/standup/rosterRevisions/3')));
@@ -201,6 +208,8 @@ describe('firestore.rules', () => {
       await assertFails(getDoc(doc(db, 'rooms/retro/receipts/carol')));
       await assertFails(getDocs(collection(db, 'rooms/retro/receipts')));
       await assertFails(getDocs(collection(db, 'rooms/retro/rosterRevisions')));
+      await assertFails(getDoc(doc(db, 'rooms/retro/recentlyLeft/erin')));
+      await assertFails(getDocs(collection(db, 'rooms/retro/recentlyLeft')));
     });
     test('rosters, typing or receipts across rooms (collection group)', async () => {
       const db = as('alice');
@@ -208,6 +217,7 @@ describe('firestore.rules', () => {
       await assertFails(getDocs(collectionGroup(db, 'typing')));
       await assertFails(getDocs(collectionGroup(db, 'receipts')));
       await assertFails(getDocs(collectionGroup(db, 'rosterRevisions')));
+      await assertFails(getDocs(collectionGroup(db, 'recentlyLeft')));
     });
     test('the list of rooms', async () => {
       await assertFails(getDocs(collection(as('alice'), 'rooms')));
@@ -236,9 +246,9 @@ describe('firestore.rules', () => {
     const rooms = ['gone', 'quiet', 'standup'];
     const paths = (room) => ({
       doc: [`rooms/${room}`, `rooms/${room}/participants/alice`, `rooms/${room}/typing/bob`,
-        `rooms/${room}/receipts/alice`, `rooms/${room}/rosterRevisions/3`],
+        `rooms/${room}/receipts/alice`, `rooms/${room}/rosterRevisions/3`, `rooms/${room}/recentlyLeft/erin`],
       collection: [`rooms/${room}/participants`, `rooms/${room}/typing`, `rooms/${room}/receipts`,
-        `rooms/${room}/rosterRevisions`],
+        `rooms/${room}/rosterRevisions`, `rooms/${room}/recentlyLeft`],
     });
 
     test('a get of the room document or anything in it is denied identically', async () => {
@@ -377,6 +387,7 @@ describe('firestore.rules', () => {
       ['a session', 'rooms/standup/participants/alice/sessions/tab-1', { generation: 99 }],
       ['a typing signal', 'rooms/standup/typing/alice', { participantId: 'alice', expiresAt: serverTimestamp() }],
       ['a read receipt', 'rooms/standup/receipts/alice', { participantId: 'alice', lastReadSeq: 1000 }],
+      ['a recent departure', 'rooms/standup/recentlyLeft/erin', { participantId: 'erin', reason: 'evicted' }],
       ['a room policy', 'roomPolicies/standup', { allowedUsers: ['alice', 'dave'] }],
       ['their per-user document', 'roomleaseUsers/alice', { rooms: {} }],
       ['anything else', 'elsewhere/thing', { x: 2 }],

@@ -4,7 +4,6 @@
 // which roomlease-dev serves beside this page.
 import { initializeApp } from 'firebase/app';
 import { connectAuthEmulator, getAuth, onAuthStateChanged, signInAnonymously } from 'firebase/auth';
-import { connectFirestoreEmulator, getFirestore } from 'firebase/firestore';
 import { createRoomleaseClient } from '@roomlease/client/browser';
 
 const $ = (id) => document.getElementById(id);
@@ -45,10 +44,6 @@ async function main() {
   });
   const auth = getAuth(app);
   if (config.authEmulatorUrl) connectAuthEmulator(auth, config.authEmulatorUrl, { disableWarnings: true });
-  const firestore = getFirestore(app);
-  if (config.firestoreEmulatorHost) {
-    connectFirestoreEmulator(firestore, config.firestoreEmulatorHost, Number(config.firestoreEmulatorPort));
-  }
 
   const user = await new Promise((resolve, reject) => {
     const stop = onAuthStateChanged(auth, (u) => {
@@ -63,10 +58,20 @@ async function main() {
     });
   });
 
-  // The last one to leave counts down from the leave reply's cleanupAfter;
-  // the grace is only a fallback should a reply lack it.
-  client = createRoomleaseClient({ apiUrl: config.apiUrl, auth, firestore, emptyRoomGraceSeconds: config.emptyRoomGraceSeconds });
+  // The client asks the API which Firestore database holds the rooms and
+  // opens it from the app (on the emulator here). The last one to leave
+  // counts down from the leave reply's cleanupAfter; the grace is only a
+  // fallback should a reply lack it.
+  const firestoreEmulator = config.firestoreEmulatorHost
+    ? { host: config.firestoreEmulatorHost, port: Number(config.firestoreEmulatorPort) }
+    : undefined;
+  client = createRoomleaseClient({
+    apiUrl: config.apiUrl, auth, app, firestoreEmulator, emptyRoomGraceSeconds: config.emptyRoomGraceSeconds,
+  });
   window.roomleaseDemo = { client, get room() { return room; }, config };
+  // Ask now rather than at the first join, so that the page says which
+  // database it listens to, and a mismatch stops it before anyone joins.
+  await client.openFirestore();
   $('whoami').innerHTML = '';
   $('whoami').append('Signed in anonymously as ', code(short(user.uid)), ' · this tab\'s session ', code(short(client.sessionId)));
   $('whoami').dataset.uid = user.uid;
@@ -74,7 +79,7 @@ async function main() {
   const params = new URLSearchParams(location.search);
   $('name-input').value = params.get('name') || localStorage.getItem('roomlease.demo.name') || pick(NAMES);
   $('room-input').value = params.get('room') || 'lobby';
-  $('settings').textContent = settingsLine(config);
+  $('settings').textContent = settingsLine(config, client.database);
   $('join-button').disabled = false;
 
   $('join-form').addEventListener('submit', (e) => {
@@ -336,13 +341,13 @@ function tick() {
   }
 }
 
-function settingsLine(c) {
-  const parts = [];
+function settingsLine(c, database) {
+  const parts = [`rooms in Firestore database ${database}`];
   if (c.heartbeatSeconds) parts.push(`heartbeat every ${c.heartbeatSeconds} s`);
   if (c.leaseSeconds) parts.push(`lease ${c.leaseSeconds} s`);
   if (c.typingSeconds) parts.push(`typing expires after ${c.typingSeconds} s`);
   if (c.emptyRoomGraceSeconds) parts.push(`empty rooms torn down after ${c.emptyRoomGraceSeconds} s`);
-  return parts.length ? `This server: ${parts.join(', ')}.` : '';
+  return `This server: ${parts.join(', ')}.`;
 }
 
 function log(text) {

@@ -83,15 +83,15 @@ export class RoomleaseApi {
    * `retryAfterSeconds`, and the heartbeat loop waits at least that long.
    * @returns {Promise<{data: any, sent: number, received: number}>}
    */
-  async call(method, path, body, { retryAuth = true, forceAppCheck = false } = {}) {
-    const token = await this._token(false);
-    const appCheck = await this._appCheck(forceAppCheck);
+  async call(method, path, body, { retryAuth = true, forceAppCheck = false, anonymous = false } = {}) {
+    const token = anonymous ? null : await this._token(false);
+    const appCheck = anonymous ? null : await this._appCheck(forceAppCheck);
     const sent = this._now();
     let res;
     try {
       res = await this._fetch(this.apiUrl + path, {
         method,
-        headers: this._headers(token, appCheck, body !== undefined),
+        headers: anonymous ? {} : this._headers(token, appCheck, body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {
@@ -107,7 +107,7 @@ export class RoomleaseApi {
       }
     }
     const e = data && data.error;
-    if (res.status === 401 && retryAuth) {
+    if (res.status === 401 && retryAuth && !anonymous) {
       if (e && e.code === 'app_check_failed') {
         if (this._appCheckToken) return this.call(method, path, body, { retryAuth: false, forceAppCheck: true });
       } else {
@@ -120,6 +120,27 @@ export class RoomleaseApi {
       throw new RoomleaseError(res.status, (e && e.code) || `http_${res.status}`, (e && e.message) || res.statusText, retryAfter);
     }
     return { data, sent, received };
+  }
+
+  /**
+   * GET /v1/config: the server's project and database (where the
+   * listeners must read) and its timings. It needs no token, so it works
+   * before sign-in.
+   * @returns {Promise<{projectId: string, database: string, heartbeatSeconds: number, leaseSeconds: number}>}
+   */
+  async config() {
+    try {
+      const { data } = await this.call('GET', '/v1/config', undefined, { anonymous: true });
+      if (!data || typeof data.database !== 'string') {
+        throw new RoomleaseError(0, 'internal', `GET ${this.apiUrl}/v1/config did not name a database`);
+      }
+      return data;
+    } catch (err) {
+      if (err.status === 404 || err.status === 405) {
+        throw new RoomleaseError(err.status, err.code, `the roomlease server at ${this.apiUrl} does not say which Firestore database holds its rooms (GET /v1/config answered ${err.status}): it is older than this client; update it`);
+      }
+      throw err;
+    }
   }
 
   /**

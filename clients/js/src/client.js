@@ -3,6 +3,7 @@
 // (browser/, react-native.js, node.js) supply session ids, timers and
 // lifecycle hooks, and call pauseAll/resumeAll/wakeAll/goAway.
 import { RoomleaseApi } from './api.js';
+import { databaseOf, openDatabase } from './database.js';
 import { Room } from './room.js';
 import { ServerClock } from './server-clock.js';
 import { memorySessionIds } from './session-ids.js';
@@ -11,15 +12,30 @@ import { plainTimers } from './timers.js';
 export class RoomleaseClient {
   /** @param {import('../types/index').ClientOptions} options */
   constructor(options) {
-    const { apiUrl, auth, firestore } = options || {};
-    if (!apiUrl || !auth || !firestore) {
-      throw new TypeError('a roomlease client needs apiUrl, auth and firestore');
+    const { apiUrl, auth, app, firestore, firestoreEmulator } = options || {};
+    if (!apiUrl || !auth || !(app || firestore)) {
+      throw new TypeError('a roomlease client needs apiUrl, auth and app (the Firebase app: the client opens the Firestore database the server names)');
+    }
+    if (firestore && !databaseOf(firestore)) {
+      throw new TypeError('firestore is not a Firestore instance of the Firebase JS SDK; pass app instead');
+    }
+    if (firestoreEmulator && !(firestoreEmulator.host && Number.isInteger(Number(firestoreEmulator.port)))) {
+      throw new TypeError('firestoreEmulator must be {host, port}');
     }
     const jitter = options.heartbeatJitter ?? 0.2;
     if (!(jitter >= 0 && jitter < 1)) throw new RangeError('heartbeatJitter must be at least 0 and below 1');
     this.apiUrl = String(apiUrl).replace(/\/+$/, '');
     this.auth = auth;
-    this.firestore = firestore;
+    this.app = app || firestore.app;
+    /**
+     * The Firestore instance of the server's database, and that database's
+     * id: null until the first join (or openFirestore()) asked the server.
+     */
+    this.firestore = null;
+    this.database = null;
+    this._givenFirestore = firestore || null;
+    this._emulator = firestoreEmulator || null;
+    this._opening = null;
     this.heartbeatJitter = jitter;
     this.typingRefreshSeconds = options.typingRefreshSeconds ?? 2;
     this.emptyRoomGraceSeconds = options.emptyRoomGraceSeconds ?? null;
@@ -40,6 +56,29 @@ export class RoomleaseClient {
     /** @type {Map<string, Room>} */
     this.rooms = new Map();
     this._onClose = [];
+  }
+
+  /**
+   * Asks the server which Firestore database holds its rooms (once per
+   * client) and opens it: the instance the listeners read. Rejects with a
+   * RoomleaseError `wrong_database` when the Firestore instance the app
+   * passed is another database, so that nothing is joined that the
+   * listeners could not see. A failed request is asked again next time.
+   * @returns {Promise<import('firebase/firestore').Firestore>}
+   */
+  openFirestore() {
+    this._opening ??= this._api.config().then((config) => {
+      const opened = openDatabase(config, {
+        app: this.app, given: this._givenFirestore, emulator: this._emulator, apiUrl: this.apiUrl,
+      });
+      this.firestore = opened.firestore;
+      this.database = opened.database;
+      return opened.firestore;
+    }).catch((err) => {
+      this._opening = null;
+      throw err;
+    });
+    return this._opening;
   }
 
   /** This instance's session id, the same for every room it joins. */
@@ -77,6 +116,9 @@ export class RoomleaseClient {
       return existing;
     }
     existing?.close();
+    // Before anything is written: a client that would listen to another
+    // database than the server's fails here, not with an empty roster.
+    await this.openFirestore();
     await this.sessionIds.ready();
     const room = new Room(this, roomId, opts.displayName);
     this.rooms.set(roomId, room);

@@ -5,6 +5,7 @@
 import { attachListeners, clearMembers, detachListeners } from './room-listeners.js';
 import { roomAfterLeave } from './empty-room.js';
 import { newerRevision, revisionIn } from './revision.js';
+import { databaseOf, wrongDatabase } from './database.js';
 
 /**
  * Statuses:
@@ -16,7 +17,8 @@ import { newerRevision, revisionIn } from './revision.js';
  *   away       left because the page or app went away; resume() joins again
  *   left       left on purpose
  *   denied     the room's policy refused this user
- *   closed     close(): stopped without leaving
+ *   closed     close(): stopped without leaving; or a rejoin found the server on
+ *              another database than the client's (reason wrong_database)
  */
 const LIVE = new Set(['joined', 'rejoining']);
 const HOLDS_LEASE = new Set(['joined', 'rejoining', 'paused', 'expired']);
@@ -115,6 +117,17 @@ export class Room {
     // the leave in flight names it.
     this.participantId = data.participantId;
     this.generation = data.generation;
+    if (data.database && data.database !== this.client.database) {
+      // The server moved to another database since this client opened
+      // its own (a migration): the listeners would show an empty room.
+      // Give back the lease just taken and stop, loudly.
+      const local = databaseOf(this.client.firestore);
+      const err = wrongDatabase({
+        server: { projectId: local.projectId, database: data.database }, local, apiUrl: this.client.apiUrl, why: 'moved',
+      });
+      this.client._api.call('POST', this._path('leave'), { sessionId: this.sessionId, generation: data.generation }).catch(() => {});
+      throw err;
+    }
     this.leaseSeconds = data.leaseSeconds;
     this.heartbeatSeconds = data.heartbeatSeconds;
     if (this.isFinished && reason !== 'join') return;
@@ -198,6 +211,14 @@ export class Room {
         this._stopTimers();
         this._setStatus('denied', err.code);
         this._emit('error', { error: err, during: 'heartbeat' });
+        return;
+      }
+      if (err.code === 'wrong_database') {
+        // A rejoin found the server on another database: retrying cannot
+        // help. The lease it took is given back (see _join).
+        this._emit('error', { error: err, during: 'join' });
+        this._setStatus('closed', err.code);
+        this.close();
         return;
       }
       // Network trouble, a 5xx or a 429: retry with backoff, but never

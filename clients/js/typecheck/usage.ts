@@ -3,7 +3,7 @@
 // README and docs/clients.md show. Not part of the published package.
 import { initializeApp } from 'firebase/app';
 import { getAuth } from 'firebase/auth';
-import { getFirestore } from 'firebase/firestore';
+import { getFirestore, type Firestore } from 'firebase/firestore';
 import { ReCaptchaEnterpriseProvider, getToken, initializeAppCheck } from 'firebase/app-check';
 import { createRoomleaseClient as browserClient } from '@roomlease/client/browser';
 import { createRoomleaseClient as nodeClient } from '@roomlease/client/node';
@@ -13,10 +13,9 @@ import type { RoomleaseErrorCode } from '@roomlease/client';
 
 const app = initializeApp({ projectId: 'demo-roomlease' });
 const auth = getAuth(app);
-const firestore = getFirestore(app);
 
 async function browser(): Promise<void> {
-  const client = browserClient({ apiUrl: 'http://127.0.0.1:8081', auth, firestore, storage: null });
+  const client = browserClient({ apiUrl: 'http://127.0.0.1:8081', auth, app, storage: null });
   const room: Room = await client.join('standup', { displayName: 'Ada' });
   const stop = room.on('roster', ({ participants, revision }) => {
     const names: string[] = participants.map((p) => p.displayName);
@@ -43,7 +42,7 @@ async function browser(): Promise<void> {
 }
 
 function node(): void {
-  const client = nodeClient({ apiUrl: 'x', auth, firestore, now: () => 0, random: () => 0.5, fetch });
+  const client = nodeClient({ apiUrl: 'x', auth, app, firestoreEmulator: { host: '127.0.0.1', port: 8080 }, now: () => 0, random: () => 0.5, fetch });
   client.pauseAll();
   void client.resumeAll();
 }
@@ -52,7 +51,7 @@ function native(appState: AppStateLike): void {
   const client = nativeClient({
     apiUrl: 'x',
     auth,
-    firestore,
+    app,
     appState,
     storage: { getItem: async () => null, setItem: async () => {} },
     background: 'leave',
@@ -62,7 +61,7 @@ function native(appState: AppStateLike): void {
 
 // The per-user caps, as docs/clients.md shows them handled.
 async function caps(): Promise<string> {
-  const client = nodeClient({ apiUrl: 'x', auth, firestore });
+  const client = nodeClient({ apiUrl: 'x', auth, app });
   try {
     await client.join('standup');
     return 'joined';
@@ -89,8 +88,8 @@ void native;
 // and a 429's Retry-After read off the error.
 async function withAppCheck(): Promise<void> {
   const appCheck = initializeAppCheck(app, { provider: new ReCaptchaEnterpriseProvider('site-key'), isTokenAutoRefreshEnabled: true });
-  const client = browserClient({ apiUrl: 'http://127.0.0.1:8081', auth, firestore, storage: null, appCheckToken: (force) => getToken(appCheck, force) });
-  const plain = nodeClient({ apiUrl: 'http://127.0.0.1:8081', auth, firestore, appCheckToken: async () => 'token' });
+  const client = browserClient({ apiUrl: 'http://127.0.0.1:8081', auth, app, storage: null, appCheckToken: (force) => getToken(appCheck, force) });
+  const plain = nodeClient({ apiUrl: 'http://127.0.0.1:8081', auth, app, appCheckToken: async () => 'token' });
   const room = await client.join('standup');
   room.on('error', ({ error }) => {
     const wait: number | null = error instanceof RoomleaseError && error.code === 'rate_limited' ? error.retryAfterSeconds : null;
@@ -100,3 +99,26 @@ async function withAppCheck(): Promise<void> {
   client.close();
 }
 void withAppCheck;
+
+// The database handshake as docs/clients.md shows it: an app that opened
+// the database itself passes it, and a wrong one is refused, naming both.
+async function ownDatabase(): Promise<string> {
+  const client = nodeClient({ apiUrl: 'x', auth, firestore: getFirestore(app, 'roomlease') });
+  const db: Firestore = await client.openFirestore();
+  const name: string | null = client.database;
+  void db;
+  try {
+    await client.join('standup');
+    return name ?? '';
+  } catch (err) {
+    if (err instanceof RoomleaseError && err.code === 'wrong_database') {
+      return `${err.clientDatabase?.database} is not ${err.serverDatabase?.database}`;
+    }
+    throw err;
+  }
+}
+void ownDatabase;
+
+// Listeners need a database to read: a client without app or firestore is a type error.
+// @ts-expect-error neither app nor firestore
+nodeClient({ apiUrl: 'x', auth });

@@ -1,4 +1,5 @@
 // Types for @roomlease/client, the platform-free core. See README.md.
+import type { FirebaseApp } from 'firebase/app';
 import type { Auth } from 'firebase/auth';
 import type { Firestore } from 'firebase/firestore';
 
@@ -18,13 +19,33 @@ export interface Timers {
   dispose?(): void;
 }
 
-export interface ClientOptions {
+/** Where the Firestore emulator listens, for local runs. */
+export interface FirestoreEmulator {
+  host: string;
+  port: number;
+}
+
+/**
+ * Where the listeners read: the Firebase `app`, from which the client opens
+ * the Firestore database the server names (GET /v1/config); or a Firestore
+ * instance the app opened itself, which must be that database (otherwise
+ * `join` rejects with `wrong_database`).
+ */
+export type FirestoreSource =
+  | { app: FirebaseApp; firestore?: Firestore }
+  | { app?: FirebaseApp; firestore: Firestore };
+
+export interface BaseClientOptions {
   /** Base URL of the roomlease API, e.g. "https://presence.example.com". */
   apiUrl: string;
   /** A Firebase Auth instance with a signed-in user before `join`. */
   auth: Pick<Auth, 'currentUser'>;
-  /** The Firestore instance listeners read from. */
-  firestore: Firestore;
+  /**
+   * Connects the database the client opens from `app` to the Firestore
+   * emulator (local runs; a no-op if the app already connected it there).
+   * Not applied to a `firestore` instance the app passed.
+   */
+  firestoreEmulator?: FirestoreEmulator;
   /** Fraction by which a heartbeat interval may be shortened at random (default 0.2). */
   heartbeatJitter?: number;
   /** How often a continued `setTyping(true)` is re-sent, in seconds (default 2). */
@@ -57,6 +78,8 @@ export interface ClientOptions {
    */
   appCheckToken?: (forceRefresh: boolean) => Promise<string | { token: string } | null | undefined>;
 }
+
+export type ClientOptions = BaseClientOptions & FirestoreSource;
 
 export type RoomStatus =
   | 'joining' // first join in flight
@@ -157,16 +180,40 @@ export type RoomleaseErrorCode =
   | 'app_check_failed'
   /** 429: too many requests from this user on this instance; see retryAfterSeconds. */
   | 'rate_limited'
+  /**
+   * The client's own refusal (status 0): its listeners would read another
+   * Firestore database than the server keeps its rooms in. The message
+   * names both.
+   */
+  | 'wrong_database'
   | (string & {});
+
+/** A Firestore database by its project and id. */
+export interface DatabaseName {
+  projectId: string;
+  database: string;
+}
 
 export declare class RoomleaseError extends Error {
   constructor(status: number, code: string, message: string, retryAfterSeconds?: number | null);
-  /** HTTP status; 0 when the API could not be reached. */
+  /** HTTP status; 0 when no answer is behind the error (`network`, `wrong_database`). */
   status: number;
   /** The API's error code (e.g. "stale_generation"), or "network". */
   code: RoomleaseErrorCode;
   /** The answer's Retry-After in seconds (always set on a 429 `rate_limited`), or null. */
   retryAfterSeconds: number | null;
+  /** On `wrong_database`: where the server keeps its rooms. */
+  serverDatabase?: DatabaseName;
+  /** On `wrong_database`: where this client's listeners would have read. */
+  clientDatabase?: DatabaseName;
+}
+
+/** GET /v1/config: where to listen, and the server's timings. */
+export interface ServerConfig {
+  projectId: string;
+  database: string;
+  heartbeatSeconds: number;
+  leaseSeconds: number;
 }
 
 export declare class Room {
@@ -207,11 +254,23 @@ export declare class Room {
 export declare class RoomleaseClient {
   constructor(options: ClientOptions);
   readonly apiUrl: string;
+  /** The Firebase app the client opens the database from. */
+  readonly app: FirebaseApp;
+  /** The Firestore instance the listeners read: null until the first join or openFirestore(). */
+  readonly firestore: Firestore | null;
+  /** The server's database id ("(default)" or named): null until then too. */
+  readonly database: string | null;
   readonly sessionId: string;
   readonly clockOffsetMs: number;
   readonly rooms: Map<string, Room>;
   /** The server's clock, estimated from API answers. */
   serverNow(): Date;
+  /**
+   * Asks the server which database holds its rooms (once) and opens it;
+   * `join` does this first. Rejects with `wrong_database` when a
+   * `firestore` passed in options is another database.
+   */
+  openFirestore(): Promise<Firestore>;
   join(roomId: string, opts?: { displayName?: string }): Promise<Room>;
   pauseAll(): void;
   resumeAll(): Promise<void[]>;

@@ -15,13 +15,13 @@ export interface StorageLike {
   setItem(key: string, value: string): Promise<void> | void;
 }
 
-export interface ReactNativeOptions extends ClientOptions {
+export type ReactNativeOptions = ClientOptions & {
   appState: AppStateLike;
   /** Keeps the app instance's session id across launches (default: memory only). */
   storage?: StorageLike;
   /** What going to the background does (default 'keep'). */
   background?: 'keep' | 'pause' | 'leave';
-}
+};
 
 export declare function createRoomleaseClient(options: ReactNativeOptions): RoomleaseClient;
 export declare function followAppState(client: RoomleaseClient, appState: AppStateLike, background: 'keep' | 'pause' | 'leave'): () => void;

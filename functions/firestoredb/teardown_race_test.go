@@ -30,10 +30,10 @@ func emptyRoom(t *testing.T, f *fixture, room string) presence.Room {
 	return due[0]
 }
 
-// Race 6 of DESIGN.md: the sweeper has seen the room empty (zero live
+// docs/races.md, "join after the check": the sweeper has seen the room empty (zero live
 // leases, generation 1), then a join commits, then the sweeper's delete
 // comes: the delete loses its compare-and-set.
-func TestRace6_JoinAfterTheSweepersReadWins(t *testing.T) {
+func TestTeardown_AJoinAfterTheSweepersCheckWins(t *testing.T) {
 	f := MustOpenStore(t)
 	seen := emptyRoom(t, f, "r6")
 
@@ -64,7 +64,7 @@ func TestRace6_JoinAfterTheSweepersReadWins(t *testing.T) {
 // by a lock timeout that may abort either side, so letting the two attempts
 // overlap there would test the emulator's dice, not roomlease.) The join
 // then starts a fresh lifetime of the room, and the purge must spare it.
-func TestRace6_JoinDuringTheTeardownSurvivesAsANewLifetime(t *testing.T) {
+func TestTeardown_AJoinDuringTheTeardownStartsANewLifetime(t *testing.T) {
 	f := MustOpenStore(t)
 	seen := emptyRoom(t, f, "r6b")
 

@@ -1,0 +1,282 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// maxItemFailures is how many candidates may fail in one pass before the
+// pass stops and the run backs off.
+const maxItemFailures = 3
+
+// errPassStopped says that failures of candidates ended the pass; they are
+// already in the pass's report (see itemFailed).
+var errPassStopped = errors.New("the pass stopped at a failed step")
+
+// pass is one pass in progress: what its steps share, and its report.
+type pass struct {
+	ctx  context.Context
+	cfg  Config
+	log  *slog.Logger
+	mode Mode
+	now  time.Time // read once the mode is known; every step lists as of it
+	r    PassReport
+}
+
+// step is one step of a pass. It returns nil to go on with the next step,
+// a *stepError when a read it needed failed, or errPassStopped when
+// itemFailed ended the pass.
+type step func(p *pass) error
+
+// passSteps are the steps of every pass, in order, as the package comment
+// numbers them; each is given only its own port.
+func passSteps(store Store, defaultMode Mode, now func() time.Time, policies *policyWatermark) []step {
+	return []step{
+		readMode(store, defaultMode, now), // 1. the cleanup mode
+		expireLeases(store),               // 2. leases
+		enforcePolicies(store, policies),  // 3. changed room policies
+		clearTyping(store),                // 4. typing signals
+		checkDueRooms(store),              // 5. rooms past their grace
+		purgeClosed(store),                // 6. finishing teardowns
+	}
+}
+
+// Pass runs one bounded pass. A failed read ends the pass: nothing after it
+// is acted upon. A failed step on one candidate is counted and skipped (see
+// itemFailed), up to maxItemFailures in a pass.
+func (s *Sweeper) Pass(ctx context.Context) PassReport {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.PassTimeout)
+	defer cancel()
+	p := &pass{ctx: ctx, cfg: s.cfg, log: s.log}
+	for _, run := range s.steps {
+		err := run(p)
+		if errors.Is(err, errPassStopped) {
+			break
+		}
+		if err != nil {
+			p.r.FailedSteps++
+			p.r.Err = err
+			break
+		}
+	}
+	return p.r
+}
+
+// itemFailed records a failed step on one candidate (one session, one room)
+// and says whether the pass must stop. Each candidate is its own
+// transaction that re-checks everything it acts on, so skipping one acts on
+// nothing unverified; stopping at the first would let a single candidate
+// that keeps failing (listed oldest first, so first on every pass) hold up
+// every other room's cleanup. A pass whose time is up, or several failures
+// in one pass, look like Firestore itself failing: then the pass stops and
+// the run backs off.
+func (p *pass) itemFailed(step string, err error) bool {
+	p.r.FailedSteps++
+	failure := &stepError{step: step, err: err}
+	if p.ctx.Err() != nil || p.r.FailedSteps >= maxItemFailures {
+		p.r.Err = failure
+		return true
+	}
+	p.r.ItemErr = failure
+	// The full error names the candidate's documents: this line, not the
+	// run's summary, is where it may appear (see failure.go).
+	p.log.WarnContext(p.ctx, "sweep step failed; went on with the next candidate", "component", "sweeper",
+		"error", failure.Error())
+	return false
+}
+
+// skip reports listed documents that are not presence data: counted, logged
+// with their path for an operator to look at, and otherwise left alone.
+func (p *pass) skip(paths []string) {
+	p.r.SkippedDocuments += len(paths)
+	for _, path := range paths {
+		p.log.WarnContext(p.ctx, "skipped a document that is not presence data", "component", "sweeper", "path", path)
+	}
+}
+
+// eachCandidate is the shape of a step that lists candidates and acts on
+// each (steps 2, 4 and 5). A failed listing ends the pass as the failed
+// step listing (fail closed: nothing is acted upon on a failed read); the
+// documents that are not presence data are skipped; a listing as long as
+// the batch means more work is waiting; and each candidate is acted on
+// (forEach).
+func eachCandidate[T any](p *pass, listing string, l presence.Listing[T], err error, item string, act func(T) error) error {
+	if err != nil {
+		return &stepError{step: listing, err: err}
+	}
+	p.skip(l.Undecodable)
+	p.r.Backlog = p.r.Backlog || l.Len() == p.cfg.BatchSize
+	return forEach(p, item, l.Items, act)
+}
+
+// forEach acts on each candidate in turn; one whose act fails is the
+// failed step item, skipped unless itemFailed ends the pass.
+func forEach[T any](p *pass, item string, candidates []T, act func(T) error) error {
+	for _, c := range candidates {
+		if err := act(c); err != nil && p.itemFailed(item, err) {
+			return errPassStopped
+		}
+	}
+	return nil
+}
+
+// readMode is step 1: the mode in force (modeInForce), read on every pass
+// so that an operator's kill switch takes effect on the next one; then the
+// pass's now.
+func readMode(store ModeReader, defaultMode Mode, now func() time.Time) step {
+	return func(p *pass) error {
+		mode, err := modeInForce(p.ctx, store, defaultMode, p.log)
+		p.mode, p.r.Mode = mode, mode
+		if err != nil {
+			return &stepError{step: "reading the cleanup mode", err: err}
+		}
+		p.now = now()
+		return nil
+	}
+}
+
+// modeInForce returns the operator's mode, else the default. An unreadable
+// operator setting, or one the sweeper does not understand (not a string,
+// not one of the three modes: a boolean typed into the console, "",
+// "Enforce"), falls back to the safest choice that still keeps rosters
+// right, observe, and is logged at WARNING on every pass until it is fixed.
+// It never falls back to the default: that may be enforce, and an operator
+// who wrote something there meant to change it.
+func modeInForce(ctx context.Context, store ModeReader, defaultMode Mode, log *slog.Logger) (Mode, error) {
+	set, err := store.CleanupMode(ctx)
+	if err != nil {
+		return Observe, err
+	}
+	if !set.Set {
+		return defaultMode, nil
+	}
+	m, err := ParseSetting(set)
+	if err != nil {
+		log.WarnContext(ctx, "roomlease/config cleanupMode not understood; observing", "component", "sweeper",
+			"error", err.Error(), "mode", string(Observe))
+		return Observe, nil
+	}
+	return m, nil
+}
+
+// expireLeases is step 2: sessions whose lease ended, oldest first.
+// Bookkeeping, done in every mode: rosters must stay true even with the
+// kill switch on.
+func expireLeases(store LeaseExpirer) step {
+	return func(p *pass) error {
+		expired, err := store.ExpiredSessions(p.ctx, p.now, p.cfg.BatchSize)
+		return eachCandidate(p, "listing expired sessions", expired, err, "expiring a session", func(c presence.ExpiryCandidate) error {
+			res, err := store.ExpireSession(p.ctx, c)
+			if err != nil {
+				return err
+			}
+			switch res.Outcome {
+			case presence.Done:
+				p.r.SessionsExpired++
+				if res.RoomSuspected {
+					p.r.RoomsSuspected++
+				}
+			case presence.Conflict:
+				p.r.GenerationConflicts++
+			}
+			return nil
+		})
+	}
+}
+
+// clearTyping is step 4: expired typing signals.
+func clearTyping(store TypingClearer) step {
+	return func(p *pass) error {
+		typing, err := store.ExpiredTyping(p.ctx, p.now, p.cfg.BatchSize)
+		return eachCandidate(p, "listing expired typing", typing, err, "clearing typing", func(c presence.TypingCandidate) error {
+			out, err := store.ClearTyping(p.ctx, c)
+			if err == nil && out == presence.Done {
+				p.r.TypingCleared++
+			}
+			return err
+		})
+	}
+}
+
+// checkDueRooms is step 5: rooms past their grace. In enforce mode the
+// check and the teardown are one transaction; in observe mode the check
+// runs and its verdict is reported; in off mode rooms are only counted. A
+// sweeper that deletes nothing (observe, off) reports each room once and
+// marks it, so that it pages through them instead of reading the same ones
+// on every pass.
+func checkDueRooms(store DueRoomChecker) step {
+	return func(p *pass) error {
+		due, err := store.DueRooms(p.ctx, p.now, p.cfg.BatchSize, p.mode != Enforce)
+		item, check := "checking a room for teardown", func(room presence.Room) error {
+			return p.tearDown(store, room, p.mode == Enforce)
+		}
+		if p.mode == Off {
+			item, check = "reporting a due room", func(room presence.Room) error {
+				marked, err := store.MarkReported(p.ctx, presence.CandidateOf(room))
+				if err == nil && marked {
+					p.r.RoomsEligible++
+				}
+				return err
+			}
+		}
+		return eachCandidate(p, "listing due rooms", due, err, item, func(room presence.Room) error {
+			if age := p.now.Sub(room.CleanupAfter); age > p.r.OldestEligibleAge {
+				p.r.OldestEligibleAge = age
+			}
+			return check(room)
+		})
+	}
+}
+
+// tearDown checks one due room (step 5) and reports what the check found.
+func (p *pass) tearDown(store DueRoomChecker, room presence.Room, enforce bool) error {
+	res, err := store.TearDown(p.ctx, presence.CandidateOf(room), enforce)
+	if err != nil {
+		return err
+	}
+	switch res.Verdict {
+	case presence.TearDown:
+		p.r.RoomsEligible++
+		p.r.Candidates = append(p.r.Candidates, room.ID)
+		evidence := []any{"component", "sweeper", "roomId", room.ID, "generation", room.Generation,
+			"emptySince", room.EmptySince, "cleanupAfter", room.CleanupAfter, "liveLeases", res.LiveLeases}
+		if res.Closing != nil {
+			p.r.RoomsDeleted++
+			p.r.Deleted = append(p.r.Deleted, room.ID)
+			p.r.CleanupLags = append(p.r.CleanupLags, res.Closing.CleanupLag())
+			p.log.DebugContext(p.ctx, "room torn down", append(evidence, "cleanupLagSeconds", res.Closing.CleanupLag().Seconds())...)
+		} else {
+			p.log.DebugContext(p.ctx, "room would be torn down (observe mode)", evidence...)
+		}
+	case presence.GenerationChanged:
+		p.r.GenerationConflicts++
+		p.log.DebugContext(p.ctx, "teardown lost to a newer generation", "component", "sweeper", "roomId", room.ID, "generation", room.Generation)
+	case presence.LeasesLive:
+		p.r.RoomsRepaired++
+		p.log.DebugContext(p.ctx, "room suspected empty held live leases; reactivated", "component", "sweeper", "roomId", room.ID)
+	}
+	return nil
+}
+
+// purgeClosed is step 6, in enforce mode: the documents of torn-down rooms,
+// this pass's and any a crashed sweeper left half done. A teardown whose
+// purge fails is one failed item: the others were finished, and the failing
+// one stays pending for the next pass.
+func purgeClosed(store Purger) step {
+	return func(p *pass) error {
+		if p.mode != Enforce {
+			return nil
+		}
+		n, err := store.PurgeClosed(p.ctx, p.cfg.BatchSize)
+		p.r.RoomsPurged = n
+		if err != nil && p.itemFailed("purging torn-down rooms", err) {
+			return errPassStopped
+		}
+		p.r.Backlog = p.r.Backlog || n == p.cfg.BatchSize
+		return nil
+	}
+}
