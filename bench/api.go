@@ -151,6 +151,7 @@ type JoinResponse struct {
 	LeaseExpiresAt time.Time
 	Heartbeat      float64 // seconds
 	Lease          float64 // seconds
+	Database       string  // the Firestore database that holds the roster
 }
 
 // Join joins roomID with session sid.
@@ -158,7 +159,7 @@ func (a *API) Join(ctx context.Context, token, roomID, sid, name string) (Result
 	var jr JoinResponse
 	r := a.record(ctx, OpJoin, func() error {
 		j, err := a.as(token).Join(ctx, roomID, sid, &name)
-		jr = JoinResponse{Generation: j.Generation, LeaseExpiresAt: j.LeaseExpiresAt, Heartbeat: j.HeartbeatSeconds, Lease: j.LeaseSeconds}
+		jr = JoinResponse{Generation: j.Generation, LeaseExpiresAt: j.LeaseExpiresAt, Heartbeat: j.HeartbeatSeconds, Lease: j.LeaseSeconds, Database: j.Database}
 		return err
 	})
 	return r, jr

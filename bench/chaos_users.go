@@ -231,6 +231,9 @@ func (c *chaosRun) joinSession(ctx context.Context, u *chaosUser, room, sid stri
 			u.mu.Unlock()
 			u.note("join %s/%s %s → gen %d until %s (doubtful %v)", room, sid, describe(r, slot, pid), jr.Generation, jr.LeaseExpiresAt.Format("15:04:05.000"), doubtful)
 			c.event("joins")
+			if jr.Database != "" && jr.Database != c.database {
+				c.event("joins naming another database than the checks read")
+			}
 			return true
 		}
 		u.note("join %s/%s %s", room, sid, describe(r, slot, pid))

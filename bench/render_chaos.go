@@ -8,8 +8,8 @@ import (
 // ChaosMarkdown renders the chaos scenario's report.
 func ChaosMarkdown(r *ChaosReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d roomlease-dev processes, each with its own sweeper, on one Firestore emulator; %d users in %d rooms; heartbeat %.0f s, lease %.0f s, grace %.0f s. Chaos for %.0f s (seed %d), then the drain (%.0f s). Run started %s, took %.0f s.\n\n",
-		r.Processes, r.Users, r.Rooms, r.HeartbeatSeconds, r.LeaseSeconds, r.GraceSeconds, r.ChaosSeconds, r.Seed, r.DrainSeconds, r.Started, r.ElapsedSeconds)
+	fmt.Fprintf(&b, "%d roomlease-dev processes, each with its own sweeper, on one Firestore emulator (database `%s`); %d users in %d rooms; heartbeat %.0f s, lease %.0f s, grace %.0f s. Chaos for %.0f s (seed %d), then the drain (%.0f s). Run started %s, took %.0f s.\n\n",
+		r.Processes, r.Database, r.Users, r.Rooms, r.HeartbeatSeconds, r.LeaseSeconds, r.GraceSeconds, r.ChaosSeconds, r.Seed, r.DrainSeconds, r.Started, r.ElapsedSeconds)
 
 	b.WriteString("| violation (each must be 0) | count |\n|---|---|\n")
 	for _, row := range []struct{ kind, label string }{

@@ -105,6 +105,7 @@ type ChaosViolation struct {
 type ChaosReport struct {
 	Started          string  `json:"started"`
 	Seed             uint64  `json:"seed"`
+	Database         string  `json:"database"`
 	Processes        int     `json:"processes"`
 	Users            int     `json:"users"`
 	Rooms            int     `json:"rooms"`
@@ -156,6 +157,7 @@ type chaosRun struct {
 	cfg       ChaosConfig
 	procs     *chaosProcs
 	client    *firestore.Client
+	database  string // the one client reads, and the servers write
 	prefix    string
 	rooms     []string
 	users     []*chaosUser
@@ -234,13 +236,21 @@ func RunChaos(ctx context.Context, o Options, cfg ChaosConfig) error {
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return err
 	}
-	client, err := firestore.NewClient(ctx, o.Project)
+	// The checks read where the servers write: the database the
+	// environment names (as scripts/dev names one), else the default, and
+	// the servers are told the same explicitly. Checks of another database
+	// than the servers' would find nothing wrong, ever.
+	database := os.Getenv("ROOMLEASE_DATABASE")
+	if database == "" {
+		database = firestore.DefaultDatabaseID
+	}
+	client, err := firestore.NewClientWithDatabase(ctx, o.Project, database)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 	began := time.Now()
-	c := &chaosRun{cfg: cfg, client: client, prefix: fmt.Sprintf("chaos-%d-", began.Unix()), userByUID: map[string]*chaosUser{},
+	c := &chaosRun{cfg: cfg, client: client, database: database, prefix: fmt.Sprintf("chaos-%d-", began.Unix()), userByUID: map[string]*chaosUser{},
 		latency: map[Op]*Dist{OpJoin: {}, OpHeartbeat: {}, OpLeave: {}}, events: map[string]int64{},
 		violationCounts: map[string]int{}, detailCounts: map[string]int{}, revisions: newRevisionTracker(), lastShards: map[string]string{}}
 	for i := range cfg.Rooms {
@@ -266,6 +276,7 @@ func RunChaos(ctx context.Context, o Options, cfg ChaosConfig) error {
 	}
 
 	env := o.serverEnv(cfg.Heartbeat, cfg.Lease, cfg.Grace)
+	env["ROOMLEASE_DATABASE"] = database
 	o.Log(fmt.Sprintf("chaos: starting %d roomlease-dev processes, each with its sweeper (heartbeat %v, lease %v, grace %v)", cfg.Processes, cfg.Heartbeat, cfg.Lease, cfg.Grace))
 	port := cfg.Port
 	if port == 0 {
@@ -326,6 +337,7 @@ func RunChaos(ctx context.Context, o Options, cfg ChaosConfig) error {
 	checks.Wait()
 
 	rep := c.buildReport(began, chaosSecs, time.Since(departed).Seconds(), left, drainErr)
+	rep.Database = database
 	return o.write("chaos", ChaosMarkdown(rep), rep)
 }
 
