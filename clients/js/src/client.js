@@ -2,7 +2,7 @@
 // touches no window, document, AppState or process: platform adapters
 // (browser/, react-native.js, node.js) supply session ids, timers and
 // lifecycle hooks, and call pauseAll/resumeAll/wakeAll/goAway.
-import { RoomleaseApi } from './api.js';
+import { DEFAULT_TIMEOUT_MS, RoomleaseApi } from './api.js';
 import { databaseOf, openDatabase } from './database.js';
 import { Room } from './room.js';
 import { ServerClock } from './server-clock.js';
@@ -24,6 +24,9 @@ export class RoomleaseClient {
     }
     const jitter = options.heartbeatJitter ?? 0.2;
     if (!(jitter >= 0 && jitter < 1)) throw new RangeError('heartbeatJitter must be at least 0 and below 1');
+    const timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // Timers take at most 2^31 − 1 ms; a longer delay fires at once.
+    if (!(timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) throw new RangeError('requestTimeoutMs must be a positive number of milliseconds');
     this.apiUrl = String(apiUrl).replace(/\/+$/, '');
     this.auth = auth;
     this.app = app || firestore.app;
@@ -37,6 +40,8 @@ export class RoomleaseClient {
     this._emulator = firestoreEmulator || null;
     this._opening = null;
     this.heartbeatJitter = jitter;
+    /** The longest any request waits for its answer, in ms (heartbeats may wait less: see Room). */
+    this.requestTimeoutMs = timeoutMs;
     this.typingRefreshSeconds = options.typingRefreshSeconds ?? 2;
     this.emptyRoomGraceSeconds = options.emptyRoomGraceSeconds ?? null;
     /** The device clock in ms; injected so tests can skew it. */
@@ -50,7 +55,7 @@ export class RoomleaseClient {
       throw new TypeError('appCheckToken must be a function (forceRefresh) => Promise<string | {token}>');
     }
     this._api = new RoomleaseApi({
-      apiUrl: this.apiUrl, auth, fetch: fetchFn, now: this.now, appCheckToken: options.appCheckToken,
+      apiUrl: this.apiUrl, auth, fetch: fetchFn, now: this.now, timers: this.timers, timeoutMs, appCheckToken: options.appCheckToken,
     });
     this._clock = new ServerClock(this.now);
     /** @type {Map<string, Room>} */

@@ -23,6 +23,10 @@ import { databaseOf, wrongDatabase } from './database.js';
 const LIVE = new Set(['joined', 'rejoining']);
 const HOLDS_LEASE = new Set(['joined', 'rejoining', 'paused', 'expired']);
 
+// However little lease is left, a heartbeat may wait this long for its
+// answer: a round trip on a poor mobile network can take most of a second.
+const MIN_HEARTBEAT_TIMEOUT_MS = 1000;
+
 export class Room {
   /** @param {import('./client.js').RoomleaseClient} client */
   constructor(client, roomId, displayName) {
@@ -149,6 +153,28 @@ export class Room {
     this._emit('lease', { leaseExpiresAt: this.leaseExpiresAt, generation: this.generation });
   }
 
+  /**
+   * Milliseconds left on the lease by the client's own accounting: the last
+   * leaseExpiresAt against the estimated server clock (never the device's
+   * clock alone).
+   */
+  _leaseLeftMs() {
+    if (!this.leaseExpiresAt) return 0;
+    return Math.max(0, this.leaseExpiresAt.getTime() - this.client._clock.nowMs());
+  }
+
+  /**
+   * How long a heartbeat waits for its answer: half the lease it has left
+   * (at least MIN_HEARTBEAT_TIMEOUT_MS, at most requestTimeoutMs), so that
+   * when none comes the retry still goes out inside the lease. A full
+   * requestTimeoutMs would not do: the server renews only once half the
+   * lease is gone, so the heartbeat that renews may find as little as half
+   * the lease minus one interval left (2.5 s of 15 s by default).
+   */
+  _heartbeatTimeoutMs() {
+    return Math.min(this.client.requestTimeoutMs, Math.max(MIN_HEARTBEAT_TIMEOUT_MS, this._leaseLeftMs() / 2));
+  }
+
   _nextBeatDelay() {
     // Jitter only shortens the interval, so a beat is never later than the
     // server expects; it spreads a room's heartbeats apart.
@@ -187,7 +213,7 @@ export class Room {
       const { data, sent, received } = await this.client._api.call('POST', this._path('heartbeat'), {
         sessionId: this.sessionId,
         generation,
-      });
+      }, { timeoutMs: this._heartbeatTimeoutMs() });
       if (this.status !== 'joined' || this.generation !== generation) return;
       this._failures = 0;
       this._renewed(data.leaseExpiresAt, sent, received);
@@ -221,7 +247,7 @@ export class Room {
         this.close();
         return;
       }
-      // Network trouble, a 5xx or a 429: retry with backoff, but never
+      // Network trouble, a timeout, a 5xx or a 429: retry with backoff, but never
       // later than the next regular beat, unless the server said when to
       // come back (Retry-After): sooner would only be refused again.
       this._failures++;

@@ -79,6 +79,21 @@ async function caps(): Promise<string> {
   }
 }
 
+// A request timeout, as the README shows it, and the code a request that
+// got no answer fails with.
+async function timeouts(): Promise<void> {
+  const client = nodeClient({ apiUrl: 'x', auth, app, requestTimeoutMs: 5_000 });
+  const timeout: number = client.requestTimeoutMs;
+  void timeout;
+  const room = await client.join('standup');
+  room.on('error', ({ error }) => {
+    const unanswered: boolean = error instanceof RoomleaseError && (error.code === 'timeout' || error.code === 'network');
+    void unanswered;
+  });
+  client.close();
+}
+void timeouts;
+
 void browser;
 void caps;
 void node;

@@ -12,9 +12,13 @@ export interface SessionIds {
   close(): void;
 }
 
-/** Timers the heartbeat and the countdowns run on. */
+/**
+ * Timers the heartbeat, the countdowns and every request's deadline run on.
+ * `kind` is 'deadline' for a request's timeout (so a test can tell it from
+ * the heartbeat schedule); an implementation may ignore it.
+ */
 export interface Timers {
-  set(fn: () => void, ms: number): unknown;
+  set(fn: () => void, ms: number, kind?: 'deadline'): unknown;
   clear(id: unknown): void;
   dispose?(): void;
 }
@@ -50,6 +54,13 @@ export interface BaseClientOptions {
   heartbeatJitter?: number;
   /** How often a continued `setTyping(true)` is re-sent, in seconds (default 2). */
   typingRefreshSeconds?: number;
+  /**
+   * The longest any request waits for its answer, in ms (default 10 000),
+   * from the tokens to the last byte; then it is aborted and fails with
+   * code `timeout`. A heartbeat waits at most half the lease it has left
+   * (at least 1 s, at most this), so that its retry still fits in the lease.
+   */
+  requestTimeoutMs?: number;
   /**
    * The server's empty-room grace, in seconds, if the app knows it: lets the
    * last one to leave show a countdown should the leave reply lack
@@ -154,9 +165,9 @@ export interface RoomSnapshot {
 }
 
 /**
- * The API's error codes (README.md, "The API"), "network", or `http_<status>`
- * for an answer without the documented body. Open-ended, so that a newer
- * server's codes still type-check.
+ * The API's error codes (README.md, "The API"), "network", "timeout", or
+ * `http_<status>` for an answer without the documented body. Open-ended, so
+ * that a newer server's codes still type-check.
  */
 export type RoomleaseErrorCode =
   | 'invalid_argument'
@@ -171,7 +182,10 @@ export type RoomleaseErrorCode =
   | 'unsupported_media_type'
   | 'unavailable'
   | 'internal'
+  /** Status 0: the request failed without an answer (no network, connection refused). */
   | 'network'
+  /** Status 0: no answer within `requestTimeoutMs` (or a heartbeat's shorter bound); the request was aborted. */
+  | 'timeout'
   /** 409: the user already holds the most live sessions allowed in this room (ROOMLEASE_MAX_SESSIONS_PER_USER). */
   | 'too_many_sessions'
   /** 409: the user is already in the most rooms allowed at once (ROOMLEASE_MAX_ROOMS_PER_USER). */
@@ -196,9 +210,9 @@ export interface DatabaseName {
 
 export declare class RoomleaseError extends Error {
   constructor(status: number, code: string, message: string, retryAfterSeconds?: number | null);
-  /** HTTP status; 0 when no answer is behind the error (`network`, `wrong_database`). */
+  /** HTTP status; 0 when no answer is behind the error (`network`, `timeout`, `wrong_database`). */
   status: number;
-  /** The API's error code (e.g. "stale_generation"), or "network". */
+  /** The API's error code (e.g. "stale_generation"), or "network" / "timeout". */
   code: RoomleaseErrorCode;
   /** The answer's Retry-After in seconds (always set on a 429 `rate_limited`), or null. */
   retryAfterSeconds: number | null;
@@ -262,6 +276,8 @@ export declare class RoomleaseClient {
   readonly database: string | null;
   readonly sessionId: string;
   readonly clockOffsetMs: number;
+  /** The longest a request waits for its answer, in ms. */
+  readonly requestTimeoutMs: number;
   readonly rooms: Map<string, Room>;
   /** The server's clock, estimated from API answers. */
   serverNow(): Date;
