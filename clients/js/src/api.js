@@ -33,6 +33,11 @@ export function parseRetryAfter(value, nowMs) {
   return Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 
+/** True for an error that says the API could not be reached (no answer at all). */
+export function isNetworkError(err) {
+  return !!err && err.status === 0 && (err.code === 'network' || err.code === 'timeout');
+}
+
 /** An App Check token as the option returns it: a string, or Firebase's { token }. */
 function appCheckTokenOf(result) {
   if (typeof result === 'string') return result || null;

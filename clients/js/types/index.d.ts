@@ -62,6 +62,13 @@ export interface BaseClientOptions {
    */
   requestTimeoutMs?: number;
   /**
+   * How many lease requests in a row (heartbeats, rejoins) may go
+   * unanswered (`network`, `timeout`) before a room's status is `offline`
+   * (default 3). Once the lease has run out by the client's own clock, one
+   * is enough.
+   */
+  offlineAfterFailures?: number;
+  /**
    * The server's empty-room grace, in seconds, if the app knows it: lets the
    * last one to leave show a countdown should the leave reply lack
    * `cleanupAfter` (the server's emptiness check after the leave did not
@@ -96,6 +103,15 @@ export type RoomStatus =
   | 'joining' // first join in flight
   | 'joined' // holding a lease, heartbeating
   | 'rejoining' // the server answered 409 (or we came back): joining again with a new generation
+  /**
+   * The API cannot be reached: the platform said so (browser `offline`,
+   * NetInfo), or lease requests went unanswered (`offlineAfterFailures` in a
+   * row, or one after the lease ran out by the client's clock). The client
+   * keeps trying; the first answer ends it: a heartbeat while the lease may
+   * still be live (status `joined`, reason `online`, same generation), else
+   * a join (`joined`, reason `rejoin`, a new generation).
+   */
+  | 'offline'
   | 'paused' // pause(): heartbeats stopped, listeners still open
   | 'expired' // while paused, the server let the lease go
   | 'away' // the page or app went away and left; resume() joins again
@@ -146,6 +162,12 @@ export interface TypingSignal {
 }
 
 export interface RoomEvents {
+  /**
+   * `reason` says what moved it: for `offline`, `platform` (the browser or
+   * NetInfo said so), `network` or `timeout` (the last request's failure);
+   * for `joined`, `join`, `rejoin`, `online` (back from offline, same
+   * lease), `resume` or `rename`.
+   */
   status: { status: RoomStatus; reason?: string };
   room: RoomInfo;
   /** `revision` is the highest seen so far; it only increases, by any amount. */
@@ -290,7 +312,10 @@ export declare class RoomleaseClient {
   join(roomId: string, opts?: { displayName?: string }): Promise<Room>;
   pauseAll(): void;
   resumeAll(): Promise<void[]>;
+  /** Checks every live room's lease now (tab shown, network back); ends `offline` if the API answers. */
   wakeAll(): void;
+  /** The platform lost its network: every live room says `offline` now (the adapters call it). */
+  goOffline(): void;
   /** Leaves every room without waiting (keepalive); resumeAll() joins again. */
   goAway(): void;
   close(): void;
