@@ -34,6 +34,14 @@ var (
 	ErrTooManyRooms    = errors.New("roomlease: too_many_rooms")    // 409: the user is in the most rooms allowed at once; leave one
 )
 
+// ErrTimeout is not an answer of the API but its absence: a request got no
+// answer within its bound (WithRequestTimeout, or a heartbeat's share of
+// its lease); the error matches context.DeadlineExceeded too. The request
+// may still have reached the server: retrying is safe (a heartbeat renews
+// the same lease; a join issues a generation that supersedes any the lost
+// answer carried).
+var ErrTimeout = errors.New("roomlease client: no answer in time")
+
 var sentinels = map[string]error{
 	"invalid_argument":       ErrInvalidArgument,
 	"unauthenticated":        ErrUnauthenticated,

@@ -20,7 +20,8 @@ const (
 	Renewed EventKind = iota + 1
 	// Rejoined: a heartbeat got 409 and the session joined again; Generation is the new one.
 	Rejoined
-	// Failed: a heartbeat or rejoin failed (Err); the session retries with backoff.
+	// Failed: a heartbeat or rejoin failed (Err, matching ErrTimeout when no
+	// answer came in time); the session retries with backoff.
 	Failed
 	// Stopped: the server refused the user (Err is ErrPermissionDenied); heartbeats stopped.
 	Stopped
@@ -65,6 +66,10 @@ type Session struct {
 	done   chan struct{}
 	once   sync.Once
 }
+
+// A heartbeat waits at most half the lease it has left, but never less
+// than this: a round trip on a poor network can take most of a second.
+const minHeartbeatTimeout = time.Second
 
 // JoinRoom joins roomID and starts heartbeating in a goroutine until Leave
 // or Close. ctx bounds the join only.
@@ -161,14 +166,33 @@ func (s *Session) nextBeat() time.Duration {
 	return time.Duration(float64(hb) * (1 - s.c.jitter*s.c.rand()))
 }
 
+// heartbeatTimeout is how long a heartbeat of j waits for its answer:
+// half the lease it has left by the client's own accounting (on the
+// estimated server clock), at least minHeartbeatTimeout, at most the
+// request timeout. The server renews only once half the lease is gone, so
+// the heartbeat that renews may find as little as half the lease minus
+// one interval left (2.5 s of 15 s by default): waiting the full request
+// timeout could outlive the lease instead of leaving room for a retry.
+func (s *Session) heartbeatTimeout(j Joined) time.Duration {
+	d := max(minHeartbeatTimeout, j.LeaseExpiresAt.Sub(s.c.ServerNow())/2)
+	if s.c.timeout > 0 {
+		d = min(d, s.c.timeout)
+	}
+	return d
+}
+
 // Beat heartbeats now, and joins again if the server answers 409: call it
 // when the process suspects its lease lapsed (after a pause, a network
-// change). The heartbeat loop uses it too.
+// change). The heartbeat loop uses it too. The heartbeat waits at most
+// half the lease it has left (see WithRequestTimeout); the rejoin, the
+// request timeout.
 func (s *Session) Beat(ctx context.Context) error {
 	s.beatMu.Lock()
 	defer s.beatMu.Unlock()
 	j := s.Joined()
-	end, err := s.c.Heartbeat(ctx, s.roomID, s.opts.SessionID, j.Generation, j.Lease())
+	hctx, cancel := context.WithTimeoutCause(ctx, s.heartbeatTimeout(j), ErrTimeout)
+	end, err := s.c.Heartbeat(hctx, s.roomID, s.opts.SessionID, j.Generation, j.Lease())
+	cancel()
 	if err == nil {
 		s.mu.Lock()
 		if s.joined.Generation == j.Generation {
