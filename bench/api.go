@@ -99,9 +99,11 @@ type Result struct {
 }
 
 // as returns a Go client of the API acting with token. Clients are cheap:
-// they share this API's HTTP connections.
+// they share this API's HTTP connections. The client sets no timeout of its
+// own: a.HTTP bounds every call (60 s), so that a slow answer under load is
+// measured as latency rather than cut off at the client's default 10 s.
 func (a *API) as(token string) *client.Client {
-	c, err := client.New(a.Base, client.StaticToken(token), client.WithHTTPClient(a.HTTP))
+	c, err := client.New(a.Base, client.StaticToken(token), client.WithHTTPClient(a.HTTP), client.WithRequestTimeout(0))
 	if err != nil {
 		panic(fmt.Sprintf("bench: a client of %q: %v", a.Base, err)) // only a malformed base URL
 	}

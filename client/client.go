@@ -19,13 +19,14 @@ import (
 // Client calls the roomlease API as one user: the user whose ID tokens its
 // token source returns. It is safe for concurrent use.
 type Client struct {
-	base   string
-	tokens oauth2.TokenSource
-	http   *http.Client
-	clock  Clock
-	rand   func() float64
-	jitter float64
-	server serverClock
+	base    string
+	tokens  oauth2.TokenSource
+	http    *http.Client
+	timeout time.Duration // each request's bound; 0: none of the client's own
+	clock   Clock
+	rand    func() float64
+	jitter  float64
+	server  serverClock
 	// appCheck, if set, supplies the X-Firebase-AppCheck token of each request.
 	appCheck func(ctx context.Context) (string, error)
 }
@@ -33,9 +34,24 @@ type Client struct {
 // Option configures a Client.
 type Option func(*Client)
 
-// WithHTTPClient sets the HTTP client (default: one with a 30 s timeout,
-// above the server's 20 s bound on a request).
+// DefaultRequestTimeout bounds each request unless WithRequestTimeout says
+// otherwise.
+const DefaultRequestTimeout = 10 * time.Second
+
+// WithHTTPClient sets the HTTP client (default: http.Client{}, with no
+// timeout of its own: the request timeout bounds each request).
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
+
+// WithRequestTimeout bounds every request, from fetching its token to
+// reading the last byte of its answer (default DefaultRequestTimeout). A
+// request that has no answer by then fails with an error that matches
+// ErrTimeout (and context.DeadlineExceeded): a server that accepts the
+// connection and never answers costs no more than d. A Session's
+// heartbeat waits less: at most half the lease it has left. 0 sets no
+// bound of the client's own (the caller's context and the HTTP client's
+// Timeout still apply); a Session's heartbeats and its leave on
+// cancellation stay bounded all the same.
+func WithRequestTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
 // WithClock sets the clock (default: the system clock).
 func WithClock(clock Clock) Option { return func(c *Client) { c.clock = clock } }
@@ -73,18 +89,22 @@ func New(baseURL string, tokens oauth2.TokenSource, opts ...Option) (*Client, er
 		return nil, errors.New("roomlease client: a token source is required")
 	}
 	c := &Client{
-		base:   strings.TrimRight(baseURL, "/"),
-		tokens: tokens,
-		http:   &http.Client{Timeout: 30 * time.Second},
-		clock:  systemClock{},
-		rand:   rand.Float64,
-		jitter: 0.2,
+		base:    strings.TrimRight(baseURL, "/"),
+		tokens:  tokens,
+		http:    &http.Client{},
+		timeout: DefaultRequestTimeout,
+		clock:   systemClock{},
+		rand:    rand.Float64,
+		jitter:  0.2,
 	}
 	for _, o := range opts {
 		o(c)
 	}
 	if c.jitter < 0 || c.jitter >= 1 {
 		return nil, fmt.Errorf("roomlease client: heartbeat jitter %v must be at least 0 and below 1", c.jitter)
+	}
+	if c.timeout < 0 {
+		return nil, fmt.Errorf("roomlease client: request timeout %v must not be negative (0 sets none)", c.timeout)
 	}
 	if c.http == nil || c.clock == nil || c.rand == nil {
 		return nil, errors.New("roomlease client: nil HTTP client, clock or rand")
@@ -105,11 +125,52 @@ func (c *Client) ServerNow() time.Time { return c.clock.Now().Add(c.server.get()
 // ClockOffset is the estimated server clock minus the local clock.
 func (c *Client) ClockOffset() time.Duration { return c.server.get() }
 
-// call does one request. body nil sends no body; out nil ignores the
-// answer's body. It returns the local times the request was sent and its
-// answer received, for the server clock estimate.
+// call does one request, bounded by the request timeout. body nil sends no
+// body; out nil ignores the answer's body. It returns the local times the
+// request was sent and its answer received, for the server clock estimate.
+//
+// When the bound (the client's, or a tighter one a Session set on ctx with
+// ErrTimeout as its cause) passes before an answer, the error matches
+// ErrTimeout. An answer that came, whatever its status, is never one.
 func (c *Client) call(ctx context.Context, method, path string, body, out any) (sent, received time.Time, err error) {
-	tok, err := c.tokens.Token()
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.timeout, ErrTimeout)
+		defer cancel()
+	}
+	sent, received, err = c.do(ctx, method, path, body, out)
+	var apiErr *APIError
+	if err != nil && !errors.As(err, &apiErr) && errors.Is(context.Cause(ctx), ErrTimeout) {
+		err = fmt.Errorf("%w: %s %s: %w", ErrTimeout, method, path, ctx.Err())
+	}
+	return sent, received, err
+}
+
+// token returns the bearer token, or gives up when ctx ends: a token
+// source that refreshes over the network can hang as a request can, and
+// oauth2.TokenSource takes no context. The goroutine of a token that never
+// comes is left behind; it ends when the source returns.
+func (c *Client) token(ctx context.Context) (*oauth2.Token, error) {
+	type result struct {
+		tok *oauth2.Token
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		tok, err := c.tokens.Token()
+		got <- result{tok, err}
+	}()
+	select {
+	case r := <-got:
+		return r.tok, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// do is call without its bound.
+func (c *Client) do(ctx context.Context, method, path string, body, out any) (sent, received time.Time, err error) {
+	tok, err := c.token(ctx)
 	if err != nil {
 		return sent, received, fmt.Errorf("roomlease client: token: %w", err)
 	}

@@ -7,6 +7,14 @@
 // lengthened), and when the server answers 409 stale_generation (the lease
 // ran out, or a newer join of the same session id superseded it) it joins
 // again with the same session id and carries on with the new generation.
+// A Session lives as long as the context JoinRoom was given: every
+// heartbeat runs on it, and when it ends the session leaves the room and
+// ends. Done and Err say when and why a session ended.
+//
+// Every request is bounded (WithRequestTimeout, 10 s by default; a
+// heartbeat waits at most half the lease it has left), so a server that
+// accepts a request and never answers costs no more than that; the error
+// then matches ErrTimeout.
 //
 // Every error the API answers is an *APIError whose code matches one of the
 // sentinel errors (ErrStaleGeneration, ErrRoomFull, ...) under errors.Is.

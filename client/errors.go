@@ -34,6 +34,20 @@ var (
 	ErrTooManyRooms    = errors.New("roomlease: too_many_rooms")    // 409: the user is in the most rooms allowed at once; leave one
 )
 
+// Errors of this client rather than answers of the API.
+var (
+	// ErrTimeout: a request got no answer within its bound (WithRequestTimeout,
+	// or a heartbeat's share of its lease); the error matches
+	// context.DeadlineExceeded too. The request may still have reached the
+	// server: retrying is safe (a heartbeat renews the same lease; a join
+	// issues a generation that supersedes any the lost answer carried).
+	ErrTimeout = errors.New("roomlease client: no answer in time")
+	// ErrLeft: the session ended with Leave or LeaveRoom (Session.Err).
+	ErrLeft = errors.New("roomlease client: the session left the room")
+	// ErrClosed: the session ended with Close, without leaving (Session.Err).
+	ErrClosed = errors.New("roomlease client: the session was closed")
+)
+
 var sentinels = map[string]error{
 	"invalid_argument":       ErrInvalidArgument,
 	"unauthenticated":        ErrUnauthenticated,

@@ -5,21 +5,27 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
+	"os/signal"
 
 	"github.com/roomlease/roomlease/client"
 )
 
-// A bot that takes part in a room: it joins, keeps its lease with the
-// session's heartbeats (rejoining by itself after a 409), reads the roster,
-// and leaves. idToken is a Firebase ID token of the bot's user; in
-// production, pass a token source that refreshes it.
+// A bot that takes part in a room until it is interrupted: it joins, keeps
+// its lease with the session's heartbeats (rejoining by itself after a
+// 409), reads the roster, and when the interrupt cancels the session's
+// context, the session leaves the room and ends. idToken is a Firebase ID
+// token of the bot's user; in production, pass a token source that
+// refreshes it.
 func ExampleClient_JoinRoom() {
 	var idToken string // from Firebase Auth, or the Auth emulator
 	c, err := client.New("http://127.0.0.1:8081", client.StaticToken(idToken))
 	if err != nil {
 		log.Fatal(err)
 	}
-	ctx := context.Background()
+	// The session lives as long as ctx: every heartbeat runs on it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	name := "recorder"
 	s, err := c.JoinRoom(ctx, "standup", client.SessionOptions{
 		DisplayName: &name,
@@ -42,7 +48,8 @@ func ExampleClient_JoinRoom() {
 		log.Fatal(err)
 	}
 	fmt.Printf("revision %d, %d here\n", snap.Revision, len(snap.Participants))
-	if _, err := s.Leave(ctx); err != nil {
-		log.Print(err) // the lease ends by itself
-	}
+	// Interrupted: the session has left the room, and says why it ended
+	// (context.Canceled).
+	<-s.Done()
+	log.Printf("session ended: %v", s.Err())
 }

@@ -20,10 +20,15 @@ const (
 	Renewed EventKind = iota + 1
 	// Rejoined: a heartbeat got 409 and the session joined again; Generation is the new one.
 	Rejoined
-	// Failed: a heartbeat or rejoin failed (Err); the session retries with backoff.
+	// Failed: a heartbeat or rejoin failed (Err, matching ErrTimeout when no
+	// answer came in time); the session retries with backoff.
 	Failed
 	// Stopped: the server refused the user (Err is ErrPermissionDenied); heartbeats stopped.
 	Stopped
+	// Left: the context the session was started with ended, and the session
+	// left the room; Err is the leave's error, if it failed (the lease then
+	// ends by itself).
+	Left
 )
 
 // Event reports a change of a Session's lease to SessionOptions.OnEvent.
@@ -49,25 +54,40 @@ type SessionOptions struct {
 	OnEvent func(Event)
 }
 
-// Session holds one lease in one room and keeps it alive. Its methods are
-// safe for concurrent use.
+// Session holds one lease in one room and keeps it alive until it ends:
+// by Leave or LeaveRoom, by Close, when the context it was started with
+// ends (it leaves first), or when the server refuses the user. Done and
+// Err say when and why. Its methods are safe for concurrent use.
 type Session struct {
 	c      *Client
+	ctx    context.Context // JoinRoom's: every heartbeat and rejoin runs on it
 	roomID string
 	opts   SessionOptions
 
 	mu     sync.Mutex
 	joined Joined // the latest join, with LeaseExpiresAt moved by heartbeats
+	why    error  // why the session ends; set once, with beatMu held too
 
-	beatMu sync.Mutex // one heartbeat or rejoin at a time
-	wake   chan struct{}
-	stop   chan struct{}
-	done   chan struct{}
-	once   sync.Once
+	beatMu   sync.Mutex // one heartbeat, rejoin or leave at a time
+	wake     chan struct{}
+	stop     chan struct{} // closed by Close and LeaveRoom
+	stopOnce sync.Once
+	loopDone chan struct{} // closed when the heartbeat loop has returned
+	done     chan struct{} // closed when the session has ended (Done)
+	doneOnce sync.Once
 }
 
-// JoinRoom joins roomID and starts heartbeating in a goroutine until Leave
-// or Close. ctx bounds the join only.
+// A heartbeat waits at most half the lease it has left, but never less
+// than this: a round trip on a poor network can take most of a second.
+const minHeartbeatTimeout = time.Second
+
+// JoinRoom joins roomID and starts heartbeating in a goroutine. ctx bounds
+// the join and is the session's lifetime: every heartbeat and rejoin runs
+// on it (with its values), and when it ends the session stops, leaves the
+// room (best effort, on a context without ctx's cancellation, bounded by
+// the request timeout) and ends, with Err reporting ctx's cause. Pass a
+// context that lives as long as the session should, not one with a
+// deadline meant for the join alone.
 //
 // Returns the join's errors (see Join).
 func (c *Client) JoinRoom(ctx context.Context, roomID string, opts SessionOptions) (*Session, error) {
@@ -82,10 +102,55 @@ func (c *Client) JoinRoom(ctx context.Context, roomID string, opts SessionOption
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{c: c, roomID: roomID, opts: opts, joined: j,
-		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Session{c: c, ctx: ctx, roomID: roomID, opts: opts, joined: j,
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{}), done: make(chan struct{})}
 	go s.loop()
 	return s, nil
+}
+
+// Done is closed when the session has ended: it left (Leave, LeaveRoom,
+// or its context ended and the leave that followed was answered or gave
+// up), it was closed, or the server refused the user.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Err is nil until Done is closed; then it says why the session ended:
+// ErrLeft after Leave or LeaveRoom, ErrClosed after Close, the context's
+// cause when the context JoinRoom was given ended (context.Canceled,
+// context.DeadlineExceeded, or what context.WithCancelCause was given),
+// or the *APIError matching ErrPermissionDenied when the server refused
+// the user. The first reason wins.
+func (s *Session) Err() error {
+	select {
+	case <-s.done:
+	default:
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.why
+}
+
+// ending records why the session ends unless a reason was recorded
+// before, and reports whether this one was first. The caller holds
+// beatMu, so no heartbeat or rejoin is in flight, and none starts after
+// (Beat refuses once a reason is recorded): a rejoin can never follow the
+// leave that ends the session.
+func (s *Session) ending(why error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.why != nil {
+		return false
+	}
+	s.why = why
+	return true
+}
+
+func (s *Session) ended() { s.doneOnce.Do(func() { close(s.done) }) }
+
+func (s *Session) endingErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.why
 }
 
 // RoomID is the room this session is in.
@@ -113,12 +178,20 @@ func (s *Session) emit(e Event) {
 
 // loop heartbeats every interval (shortened by the jitter), and after a
 // failure sooner, with backoff, but never later than the regular interval
-// unless the server's Retry-After says so.
+// unless the server's Retry-After says so. It runs until Close or
+// LeaveRoom stop it, the session's context ends (then it leaves), or the
+// server refuses the user.
 func (s *Session) loop() {
-	defer close(s.done)
+	defer close(s.loopDone)
 	failures := 0
 	var notBefore time.Duration // the last answer's Retry-After
 	for {
+		// Checked before the select too: a select picks at random among
+		// ready cases, and a beat on an ended context only fails.
+		if s.ctx.Err() != nil {
+			s.leaveOnCancel()
+			return
+		}
 		delay := s.nextBeat()
 		if failures > 0 {
 			backoff := min(500*time.Millisecond<<min(failures-1, 10), s.Joined().Heartbeat())
@@ -132,12 +205,16 @@ func (s *Session) loop() {
 		select {
 		case <-s.stop:
 			return
+		case <-s.ctx.Done():
+			s.leaveOnCancel()
+			return
 		case <-s.wake:
 		case <-s.c.clock.After(delay):
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := s.Beat(ctx)
-		cancel()
+		err := s.Beat(s.ctx)
+		if s.ctx.Err() != nil {
+			continue // ended meanwhile: leave, above
+		}
 		notBefore = 0
 		var apiErr *APIError
 		if errors.As(err, &apiErr) {
@@ -148,6 +225,10 @@ func (s *Session) loop() {
 			failures = 0
 		case errors.Is(err, ErrPermissionDenied):
 			s.emit(Event{Kind: Stopped, Generation: s.Generation(), Err: err})
+			s.beatMu.Lock()
+			s.ending(err)
+			s.beatMu.Unlock()
+			s.ended()
 			return
 		default:
 			failures++
@@ -156,19 +237,67 @@ func (s *Session) loop() {
 	}
 }
 
+// leaveOnCancel ends the session because its context ended: it leaves
+// first, best effort, so that others see the user go now rather than when
+// the lease runs out. The leave runs on a context with the session
+// context's values but not its cancellation, bounded by the request
+// timeout (DefaultRequestTimeout if the client has none).
+func (s *Session) leaveOnCancel() {
+	s.beatMu.Lock()
+	defer s.beatMu.Unlock()
+	defer s.ended()
+	if !s.ending(context.Cause(s.ctx)) {
+		return
+	}
+	bound := s.c.timeout
+	if bound <= 0 {
+		bound = DefaultRequestTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), bound)
+	defer cancel()
+	j := s.Joined()
+	_, err := s.c.LeaveRoom(ctx, s.roomID, s.opts.SessionID, j.Generation)
+	s.emit(Event{Kind: Left, Generation: j.Generation, Err: err})
+}
+
 func (s *Session) nextBeat() time.Duration {
 	hb := s.Joined().Heartbeat()
 	return time.Duration(float64(hb) * (1 - s.c.jitter*s.c.rand()))
 }
 
+// heartbeatTimeout is how long a heartbeat of j waits for its answer:
+// half the lease it has left by the client's own accounting (on the
+// estimated server clock), at least minHeartbeatTimeout, at most the
+// request timeout. The server renews only once half the lease is gone, so
+// the heartbeat that renews may find as little as half the lease minus
+// one interval left (2.5 s of 15 s by default): waiting the full request
+// timeout could outlive the lease instead of leaving room for a retry.
+func (s *Session) heartbeatTimeout(j Joined) time.Duration {
+	d := max(minHeartbeatTimeout, j.LeaseExpiresAt.Sub(s.c.ServerNow())/2)
+	if s.c.timeout > 0 {
+		d = min(d, s.c.timeout)
+	}
+	return d
+}
+
 // Beat heartbeats now, and joins again if the server answers 409: call it
 // when the process suspects its lease lapsed (after a pause, a network
-// change). The heartbeat loop uses it too.
+// change). The heartbeat loop uses it too, on the session's context. The
+// heartbeat waits at most half the lease it has left (see
+// WithRequestTimeout); the rejoin, the request timeout.
+//
+// Returns the reason the session ended (see Err), sending nothing, once it
+// is ending.
 func (s *Session) Beat(ctx context.Context) error {
 	s.beatMu.Lock()
 	defer s.beatMu.Unlock()
+	if why := s.endingErr(); why != nil {
+		return why
+	}
 	j := s.Joined()
-	end, err := s.c.Heartbeat(ctx, s.roomID, s.opts.SessionID, j.Generation, j.Lease())
+	hctx, cancel := context.WithTimeoutCause(ctx, s.heartbeatTimeout(j), ErrTimeout)
+	end, err := s.c.Heartbeat(hctx, s.roomID, s.opts.SessionID, j.Generation, j.Lease())
+	cancel()
 	if err == nil {
 		s.mu.Lock()
 		if s.joined.Generation == j.Generation {
@@ -203,17 +332,29 @@ func (s *Session) Wake() {
 }
 
 // Close stops heartbeating without leaving: the lease ends by itself.
+// The session ends with ErrClosed, unless it had ended before.
 func (s *Session) Close() {
-	s.once.Do(func() { close(s.stop) })
-	<-s.done
+	s.stopOnce.Do(func() { close(s.stop) })
+	<-s.loopDone
+	s.beatMu.Lock()
+	s.ending(ErrClosed)
+	s.beatMu.Unlock()
+	s.ended()
 }
 
-// LeaveRoom stops heartbeating and leaves; see LeaveResult.
+// LeaveRoom stops heartbeating and leaves; see LeaveResult. The session
+// ends with ErrLeft, unless it had ended before (the leave is sent all the
+// same: after Close, it is how to leave).
 func (s *Session) LeaveRoom(ctx context.Context) (LeaveResult, error) {
-	s.Close()
-	// A heartbeat or rejoin in flight may still move the generation.
+	s.stopOnce.Do(func() { close(s.stop) })
+	<-s.loopDone
+	// Holding beatMu: a heartbeat or rejoin in flight (Beat called by the
+	// application) may still move the generation, and none may start
+	// after the leave.
 	s.beatMu.Lock()
 	defer s.beatMu.Unlock()
+	defer s.ended()
+	s.ending(ErrLeft)
 	return s.c.LeaveRoom(ctx, s.roomID, s.opts.SessionID, s.Generation())
 }
 

@@ -159,11 +159,32 @@ func (s *Store) evict(ctx context.Context, roomID, uid string) (presence.Departu
 		if st.Participant, err = decodeParticipant(snaps[1], roomID, uid); err != nil {
 			return err
 		}
-		// In the transaction: one user's few sessions, and a session
-		// created after this read must not survive the eviction.
-		sessions, err := tx.query(entryRef.Collection(SessionsCollection).Query)
+		// One user's few sessions: listed beside the transaction (a query
+		// in it would lock every session write on the emulator; see
+		// TearDown), then read in it, so that a renewal of one is not lost
+		// and its deletion wins or waits. A session created after the
+		// listing cannot survive the eviction unseen: a join that makes a
+		// session live writes the roster entry, which this transaction
+		// has read, and reads the policy, which refuses it.
+		listed, err := s.queryAll(ctx, entryRef.Collection(SessionsCollection).Query)
 		if err != nil {
 			return err
+		}
+		var sessions []*firestore.DocumentSnapshot
+		if len(listed) > 0 {
+			refs := make([]*firestore.DocumentRef, len(listed))
+			for i, snap := range listed {
+				refs[i] = snap.Ref
+			}
+			all, err := tx.getAll(refs...)
+			if err != nil {
+				return err
+			}
+			for _, snap := range all {
+				if snap.Exists() {
+					sessions = append(sessions, snap)
+				}
+			}
 		}
 		for _, snap := range sessions {
 			sess, err := decodeSession(snap)

@@ -81,9 +81,23 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 		}
 		res.Room = room
 		// Proof of absence: no session of this room holds a lease at now.
-		// The query runs in the transaction, so a failure to read aborts
-		// the whole teardown (fail closed).
-		live, err := tx.query(s.client.CollectionGroup(SessionsCollection).
+		// The query runs beside the transaction, not in it: on the
+		// emulator, a collection-group query in a read-write transaction
+		// locks writes to every session document in the database until
+		// the transaction ends, so a sweeper that stalls (a busy machine,
+		// a killed instance) stalls every heartbeat and join for up to a
+		// minute (docs/races.md, "A teardown's query that stalled every
+		// session write"). Nothing is lost: the room document, read above
+		// in the transaction, is what any new lease in this room must
+		// write first. A session becomes live only through a join, and a
+		// join into a suspected_empty room must revive it, a conditional
+		// write of the room document that waits for this transaction or
+		// makes it retry; a renewal never revives an ended lease. So every
+		// session that can be live at the commit either is live now, and
+		// this query sees it, or comes through a revive that changes the
+		// generation. A failure to read still aborts the teardown (fail
+		// closed).
+		live, err := s.queryAll(ctx, s.client.CollectionGroup(SessionsCollection).
 			Where(FieldRoomID, "==", c.RoomID).
 			Where(FieldLeaseExpiresAt, ">", now).Limit(1))
 		if err != nil {
@@ -93,8 +107,11 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 		res.Verdict = presence.JudgeTeardown(now, room, c, len(live))
 		var shards []*firestore.DocumentSnapshot
 		if res.Verdict == presence.TearDown && enforce {
-			// The revision ends with this lifetime (see below).
-			if shards, err = tx.query(s.revisionShards(c.RoomID).Query); err != nil {
+			// The revision ends with this lifetime (see below). Listed
+			// beside the transaction for the same reason as the sessions:
+			// in a suspected_empty room only a revive writes a shard, and
+			// it writes the room document in the same commit.
+			if shards, err = s.queryAll(ctx, s.revisionShards(c.RoomID).Query); err != nil {
 				return err
 			}
 		}

@@ -132,3 +132,37 @@ func TestTeardown_AJoinDuringTheTeardownStartsANewLifetime(t *testing.T) {
 		t.Error("the old lifetime's receipt survived the purge")
 	}
 }
+
+// A teardown's proof of absence must not hold up the rest of the database
+// (docs/races.md, "A teardown's query that stalled every session write").
+// With the teardown of one room paused between its check and its commit, as
+// a sweeper on a starved or dying instance would be, a heartbeat that
+// renews a lease in another room commits at once. (On the emulator, a
+// collection-group query inside the teardown's transaction locked every
+// session document until the transaction ended: this heartbeat failed.)
+func TestTeardown_APausedTeardownDoesNotStallOtherRooms(t *testing.T) {
+	f := MustOpenStore(t)
+	seen := emptyRoom(t, f, "idle")
+	other := f.mustJoin(t, "busy", "bob", "tab")
+	f.clock.Advance(presence.DefaultSettings().Lease - presence.DefaultSettings().RenewWithin()) // the renewal is due
+
+	var hbErr error
+	var ran atomic.Bool
+	f.store.SetAfterTeardownCheck(func() {
+		if !ran.CompareAndSwap(false, true) {
+			return
+		}
+		ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+		defer cancel()
+		_, hbErr = f.other.Heartbeat(ctx, ref("busy", "bob", "tab", other.Session.Generation))
+	})
+	if res, err := f.store.TearDown(f.ctx, presence.CandidateOf(seen), true); err != nil || res.Verdict != presence.TearDown {
+		t.Fatalf("teardown: %v %v", res.Verdict, err)
+	}
+	if !ran.Load() {
+		t.Fatal("the teardown never reached its commit: the interleaving was not forced")
+	}
+	if hbErr != nil {
+		t.Fatalf("a heartbeat in another room, during a paused teardown: %v", hbErr)
+	}
+}

@@ -2,6 +2,7 @@
 // emulators and roomlease-dev (short lease timings) and sets
 // ROOMLEASE_E2E_WEB_URL; /config.json there names the API, the emulators
 // and the timings, so these tests follow whatever the server runs with.
+import { createServer } from 'node:http';
 import { deleteApp, initializeApp, onLog } from 'firebase/app';
 import { connectAuthEmulator, getAuth, signInAnonymously } from 'firebase/auth';
 import {
@@ -97,16 +98,25 @@ export async function newUser(config, { openFirestore = true } = {}) {
 
 export { until } from '../lib/poll.mjs';
 
-/** fetch that records every API call: action, status, and when it was sent. */
-export function recordingFetch() {
+/**
+ * fetch that records every API call: action, status, and when it was sent;
+ * `error` when it got no answer. `inner` is the fetch it calls (default
+ * the global one): a test's network that fails or hangs.
+ */
+export function recordingFetch(inner = (url, init) => fetch(url, init)) {
   const calls = [];
   const fn = async (url, init) => {
     const path = new URL(url).pathname;
-    const call = { path, action: path === '/v1/config' ? 'config' : path.split('/')[4] || 'read', at: Date.now(), status: null };
+    const call = { path, action: path === '/v1/config' ? 'config' : path.split('/')[4] || 'read', at: Date.now(), status: null, error: null };
     calls.push(call);
-    const res = await fetch(url, init);
-    call.status = res.status;
-    return res;
+    try {
+      const res = await inner(url, init);
+      call.status = res.status;
+      return res;
+    } catch (err) {
+      call.error = err;
+      throw err;
+    }
   };
   return { fetch: fn, calls, of: (action) => calls.filter((c) => c.action === action) };
 }
@@ -121,11 +131,14 @@ export function holdableTimers() {
   const queue = [];
   const live = new Set();
   const asked = [];
+  const deadlines = [];
   return {
     /** Every delay the client asked for, in order: its schedule, exactly. */
     asked,
-    set(fn, ms) {
-      asked.push(ms);
+    /** Every request deadline it set (kind 'deadline'), in order; not part of `asked`. */
+    deadlines,
+    set(fn, ms, kind) {
+      (kind === 'deadline' ? deadlines : asked).push(ms);
       const h = setTimeout(() => {
         live.delete(h);
         if (held) queue.push(fn);
@@ -149,6 +162,32 @@ export function holdableTimers() {
     release() {
       held = false;
       for (const fn of queue.splice(0)) fn();
+    },
+  };
+}
+
+/**
+ * A local HTTP server that accepts every request and never answers: a hung
+ * instance, or a network that swallows packets. `requests` records what
+ * arrived. close() drops the connections it holds.
+ */
+export async function silentServer() {
+  const sockets = new Set();
+  const requests = [];
+  const server = createServer((req) => {
+    requests.push({ method: req.method, path: req.url, at: Date.now() });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    requests,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
     },
   };
 }

@@ -34,6 +34,9 @@ test('npm pack ships every file the exports and types name', async () => {
   for (const t of targets(manifest)) assert.ok(files.has(t), `${t} is named by package.json but not packed`);
   assert.ok(files.has('README.md'));
   assert.equal(manifest.peerDependencies.firebase, '^12.0.0');
+  // The React Native adapter uses NetInfo when the app has it; nobody else
+  // should be asked to install it.
+  assert.deepEqual(manifest.peerDependenciesMeta?.['@react-native-community/netinfo'], { optional: true });
   assert.ok(![...files].some((f) => f.startsWith('typecheck/')), 'the type-check fixture is not published');
 });
 

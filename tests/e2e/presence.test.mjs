@@ -160,6 +160,21 @@ describe(`demo page end to end (room ${ROOM})`, () => {
       (els) => els.some((e) => e.dataset.name === 'Ada' && e.textContent.includes('read up to #7'))), 5_000);
   });
 
+  step('a browser that loses its network says offline at once, and back within its lease keeps that lease', async () => {
+    const { Ada: { page: ada }, Grace: { context, page: grace } } = users;
+    const logOf = (page) => page.$$eval('[data-testid=log] li', (els) => els.map((e) => e.textContent));
+    // Chromium's offline emulation fires the window's offline event and
+    // fails every request, as a lost Wi-Fi does.
+    await context.setOffline(true);
+    await until('Grace\'s page says offline', async () => (await attrOf(grace, 'status', 'data-status')) === 'offline', 5_000, 50);
+    assert.ok((await logOf(grace)).some((t) => t.includes('The browser is offline')), 'offline from the browser\'s event, not from failed requests');
+    await screenshot('offline');
+    await context.setOffline(false);
+    await until('Grace\'s page is live again', async () => (await attrOf(grace, 'status', 'data-status')) === 'joined', 10_000, 50);
+    assert.ok((await logOf(grace)).some((t) => t.includes('Back online: the lease held')), 'back with a heartbeat of the same lease, not a rejoin');
+    assert.ok(sameNames(await rosterOf(ada), ['Ada', 'Grace']), 'Ada still sees Grace');
+  });
+
   step('a graceful leave disappears from the other roster at once', async () => {
     const { Ada: { page: ada }, Grace: { page: grace } } = users;
     await grace.click('[data-testid=leave-button]');

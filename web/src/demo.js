@@ -13,6 +13,7 @@ const STATUS_TEXT = {
   joining: 'joining…',
   joined: 'live',
   rejoining: 'rejoining…',
+  offline: 'offline (reconnecting…)',
   left: 'left',
   paused: 'crashed (no heartbeats)',
   expired: 'lease expired',
@@ -151,6 +152,10 @@ function bindRoom(r) {
       if (status === 'rejoining') log('The server no longer knew this lease (409): joining again.');
       if (status === 'joined' && reason === 'rejoin') log(`Rejoined with generation ${r.generation}.`);
       if (status === 'joined' && reason === 'resume') log('Recovered from the crash: checking the lease…');
+      if (status === 'offline') {
+        log(reason === 'platform' ? 'The browser is offline: trying again when the network is back.' : 'The API does not answer: still trying…');
+      }
+      if (status === 'joined' && reason === 'online') log(`Back online: the lease held (generation ${r.generation}).`);
       if (status === 'paused') log('Crash simulated: no more heartbeats, no leave.');
       if (status === 'expired') log('Your lease ran out and the sweeper removed you.');
       if (status === 'denied') log('The room refused you.');

@@ -1,12 +1,14 @@
 // The roomlease HTTP API as the client calls it: bearer tokens from Firebase
-// Auth, JSON bodies, errors as RoomleaseError. fetch and the clock are
-// injected, so tests (and platforms without a global fetch) choose them.
+// Auth, JSON bodies, errors as RoomleaseError, and a deadline on every call.
+// fetch, the clock and the timers are injected, so tests (and platforms
+// without a global fetch) choose them.
+import { plainTimers } from './timers.js';
 
 /** An error answered by the API, or a network failure (status 0). */
 export class RoomleaseError extends Error {
   /**
    * @param {number} status HTTP status, 0 when the request never got an answer
-   * @param {string} code the API's snake_case code, or "network"
+   * @param {string} code the API's snake_case code, "network" or "timeout"
    * @param {string} message
    */
   constructor(status, code, message, retryAfterSeconds = null) {
@@ -31,6 +33,11 @@ export function parseRetryAfter(value, nowMs) {
   return Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 
+/** True for an error that says the API could not be reached (no answer at all). */
+export function isNetworkError(err) {
+  return !!err && err.status === 0 && (err.code === 'network' || err.code === 'timeout');
+}
+
 /** An App Check token as the option returns it: a string, or Firebase's { token }. */
 function appCheckTokenOf(result) {
   if (typeof result === 'string') return result || null;
@@ -38,16 +45,26 @@ function appCheckTokenOf(result) {
   return null;
 }
 
+/** How long a call waits for its answer unless told otherwise (requestTimeoutMs). */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
 export class RoomleaseApi {
   /**
    * @param {{apiUrl: string, auth: {currentUser: any}, fetch: typeof fetch, now: () => number,
+   *   timers?: import('./timers.js').Timers, timeoutMs?: number,
    *   appCheckToken?: (forceRefresh: boolean) => Promise<string | {token: string} | null | undefined>}} deps
    */
-  constructor({ apiUrl, auth, fetch, now, appCheckToken }) {
+  constructor({ apiUrl, auth, fetch, now, timers, timeoutMs = DEFAULT_TIMEOUT_MS, appCheckToken }) {
     this.apiUrl = apiUrl;
     this.auth = auth;
     this._fetch = fetch;
     this._now = now;
+    // The client's timers, not setTimeout: the deadline then runs where the
+    // heartbeat does (the browser's worker ticker) and tests that hold the
+    // timers hold it too, as a suspended device would.
+    this._timers = timers || plainTimers();
+    /** The longest any call waits for its answer, in ms. */
+    this.timeoutMs = timeoutMs;
     this._lastToken = null;
     this._appCheckToken = appCheckToken || null;
     this._lastAppCheck = null;
@@ -75,15 +92,43 @@ export class RoomleaseApi {
   }
 
   /**
-   * One API call. Retries once on 401: with a fresh App Check token when
-   * the server says app_check_failed, otherwise with a fresh ID token.
-   * `sent` and `received` are read from the injected clock around the
-   * request: they bracket the moment the server answered, for the server
-   * clock estimate. A 429 is not retried here: the error carries
-   * `retryAfterSeconds`, and the heartbeat loop waits at least that long.
+   * One API call, bounded by a deadline: `timeoutMs` (default this.timeoutMs)
+   * from the moment it starts, covering the tokens, the request, its 401
+   * retry and reading the answer. A call that has not settled by then
+   * rejects with RoomleaseError(0, 'timeout') and its request is aborted;
+   * a server that accepts the connection and never answers (a hung
+   * instance, a black-holed network) would otherwise hold the caller, and
+   * with it the heartbeat loop, until the platform gave up, minutes later.
+   * The deadline is raced rather than only signalled, so a fetch that
+   * ignores AbortSignal cannot hold the call either.
+   *
+   * Retries once on 401: with a fresh App Check token when the server says
+   * app_check_failed, otherwise with a fresh ID token. `sent` and
+   * `received` are read from the injected clock around the request: they
+   * bracket the moment the server answered, for the server clock estimate.
+   * A 429 is not retried here: the error carries `retryAfterSeconds`, and
+   * the heartbeat loop waits at least that long.
    * @returns {Promise<{data: any, sent: number, received: number}>}
    */
-  async call(method, path, body, { retryAuth = true, forceAppCheck = false, anonymous = false } = {}) {
+  async call(method, path, body, { timeoutMs = this.timeoutMs, ...opts } = {}) {
+    const controller = typeof AbortController === 'function' ? new AbortController() : null;
+    let timer = null;
+    const expired = new Promise((_, reject) => {
+      timer = this._timers.set(() => {
+        const err = new RoomleaseError(0, 'timeout', `roomlease API: ${method} ${path} got no answer within ${timeoutMs} ms`);
+        controller?.abort(err);
+        reject(err);
+      }, timeoutMs, 'deadline');
+    });
+    try {
+      return await Promise.race([this._attempt(method, path, body, opts, controller?.signal), expired]);
+    } finally {
+      this._timers.clear(timer);
+    }
+  }
+
+  /** One request of call(), and its one retry after a 401, under call()'s deadline. */
+  async _attempt(method, path, body, { retryAuth = true, forceAppCheck = false, anonymous = false }, signal) {
     const token = anonymous ? null : await this._token(false);
     const appCheck = anonymous ? null : await this._appCheck(forceAppCheck);
     const sent = this._now();
@@ -93,8 +138,11 @@ export class RoomleaseApi {
         method,
         headers: anonymous ? {} : this._headers(token, appCheck, body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),
+        ...(signal ? { signal } : {}),
       });
     } catch (err) {
+      // An abort is the deadline's doing: call() has rejected with it already.
+      if (signal?.aborted) throw signal.reason;
       throw new RoomleaseError(0, 'network', `roomlease API unreachable: ${err && err.message}`);
     }
     const received = this._now();
@@ -109,10 +157,10 @@ export class RoomleaseApi {
     const e = data && data.error;
     if (res.status === 401 && retryAuth && !anonymous) {
       if (e && e.code === 'app_check_failed') {
-        if (this._appCheckToken) return this.call(method, path, body, { retryAuth: false, forceAppCheck: true });
+        if (this._appCheckToken) return this._attempt(method, path, body, { retryAuth: false, forceAppCheck: true }, signal);
       } else {
         await this._token(true);
-        return this.call(method, path, body, { retryAuth: false });
+        return this._attempt(method, path, body, { retryAuth: false }, signal);
       }
     }
     if (!res.ok) {

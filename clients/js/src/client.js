@@ -1,8 +1,8 @@
 // The platform-free client: rooms, the API, the server clock estimate. It
 // touches no window, document, AppState or process: platform adapters
 // (browser/, react-native.js, node.js) supply session ids, timers and
-// lifecycle hooks, and call pauseAll/resumeAll/wakeAll/goAway.
-import { RoomleaseApi } from './api.js';
+// lifecycle hooks, and call pauseAll/resumeAll/wakeAll/goAway/goOffline.
+import { DEFAULT_TIMEOUT_MS, RoomleaseApi } from './api.js';
 import { databaseOf, openDatabase } from './database.js';
 import { Room } from './room.js';
 import { ServerClock } from './server-clock.js';
@@ -24,6 +24,11 @@ export class RoomleaseClient {
     }
     const jitter = options.heartbeatJitter ?? 0.2;
     if (!(jitter >= 0 && jitter < 1)) throw new RangeError('heartbeatJitter must be at least 0 and below 1');
+    const timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // Timers take at most 2^31 − 1 ms; a longer delay fires at once.
+    if (!(timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) throw new RangeError('requestTimeoutMs must be a positive number of milliseconds');
+    const offlineAfter = options.offlineAfterFailures ?? 3;
+    if (!(Number.isInteger(offlineAfter) && offlineAfter >= 1)) throw new RangeError('offlineAfterFailures must be a positive integer');
     this.apiUrl = String(apiUrl).replace(/\/+$/, '');
     this.auth = auth;
     this.app = app || firestore.app;
@@ -37,6 +42,10 @@ export class RoomleaseClient {
     this._emulator = firestoreEmulator || null;
     this._opening = null;
     this.heartbeatJitter = jitter;
+    /** The longest any request waits for its answer, in ms (heartbeats may wait less: see Room). */
+    this.requestTimeoutMs = timeoutMs;
+    /** Consecutive unanswered lease requests after which a room says `offline`. */
+    this.offlineAfterFailures = offlineAfter;
     this.typingRefreshSeconds = options.typingRefreshSeconds ?? 2;
     this.emptyRoomGraceSeconds = options.emptyRoomGraceSeconds ?? null;
     /** The device clock in ms; injected so tests can skew it. */
@@ -50,7 +59,7 @@ export class RoomleaseClient {
       throw new TypeError('appCheckToken must be a function (forceRefresh) => Promise<string | {token}>');
     }
     this._api = new RoomleaseApi({
-      apiUrl: this.apiUrl, auth, fetch: fetchFn, now: this.now, appCheckToken: options.appCheckToken,
+      apiUrl: this.apiUrl, auth, fetch: fetchFn, now: this.now, timers: this.timers, timeoutMs, appCheckToken: options.appCheckToken,
     });
     this._clock = new ServerClock(this.now);
     /** @type {Map<string, Room>} */
@@ -144,6 +153,16 @@ export class RoomleaseClient {
   /** Checks every live room's lease now (tab shown, network back). */
   wakeAll() {
     for (const room of this.rooms.values()) room._wake();
+  }
+
+  /**
+   * The platform says the network is gone (the browser's `offline` event,
+   * NetInfo): every live room says `offline` now rather than after its
+   * requests fail. The rooms keep probing with backoff; wakeAll() (network
+   * back) tries at once.
+   */
+  goOffline() {
+    for (const room of this.rooms.values()) room._goOffline();
   }
 
   /** Leaves every room without waiting; resumeAll() joins them again. */

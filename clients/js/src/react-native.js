@@ -13,7 +13,13 @@
 //   'leave' leave at once (others see the user go now, not after the
 //           lease); on return, join again.
 // 'inactive' (iOS: a call sheet, the app switcher) is transient and ignored.
+//
+// NetInfo, when the app has it (passed as `netInfo`, or found installed),
+// says when the device loses its connection: every live room goes
+// `offline` at once instead of after its requests fail, and when the
+// connection is back the client checks its leases at once.
 import { RoomleaseClient } from './client.js';
+import { optionalNetInfo } from './netinfo.js';
 import { isValidSessionId, newSessionId } from './session-ids.js';
 
 export { RoomleaseClient } from './client.js';
@@ -27,18 +33,47 @@ const POLICIES = new Set(['keep', 'pause', 'leave']);
  * @param {import('../types/react-native').ReactNativeOptions} options
  */
 export function createRoomleaseClient(options) {
-  const { appState, storage, background = 'keep', ...rest } = options || {};
+  const { appState, storage, background = 'keep', netInfo, ...rest } = options || {};
   if (!appState || typeof appState.addEventListener !== 'function') {
     throw new TypeError('pass appState: React Native\'s AppState');
   }
   if (!POLICIES.has(background)) throw new RangeError(`background must be 'keep', 'pause' or 'leave', not ${JSON.stringify(background)}`);
+  // undefined: NetInfo if installed; null: none, even if it is.
+  const network = netInfo === undefined ? optionalNetInfo() : netInfo;
+  if (network && typeof network.addEventListener !== 'function') {
+    throw new TypeError('netInfo must be NetInfo from @react-native-community/netinfo (or null)');
+  }
   const client = new RoomleaseClient({
     ...rest,
     sessionIds: rest.sessionIds || storedSessionIds(storage, rest.sessionId),
   });
-  const stop = followAppState(client, appState, background);
-  client._addCloser(stop);
+  client._addCloser(followAppState(client, appState, background));
+  if (network) client._addCloser(followNetInfo(client, network));
   return client;
+}
+
+/**
+ * Maps NetInfo onto the client: offline when NetInfo says there is no
+ * connection or no internet behind it (`isConnected` or
+ * `isInternetReachable` false; null is "not known yet" and changes
+ * nothing), and a lease check at once when both are back. Only changes
+ * count: NetInfo reports the current state on subscribing, and again on
+ * every detail (a new Wi-Fi strength) that leaves it connected. Exported
+ * for tests and for apps that build the core client themselves.
+ * @returns {() => void} stops following
+ */
+export function followNetInfo(client, netInfo) {
+  let offline = false;
+  const unsubscribe = netInfo.addEventListener((state) => {
+    const now = !!state && (state.isConnected === false || state.isInternetReachable === false);
+    if (now === offline) return;
+    offline = now;
+    if (offline) client.goOffline();
+    else client.wakeAll();
+  });
+  return () => {
+    if (typeof unsubscribe === 'function') unsubscribe();
+  };
 }
 
 /**

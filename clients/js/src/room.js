@@ -6,12 +6,19 @@ import { attachListeners, clearMembers, detachListeners } from './room-listeners
 import { roomAfterLeave } from './empty-room.js';
 import { newerRevision, revisionIn } from './revision.js';
 import { databaseOf, wrongDatabase } from './database.js';
+import { isNetworkError } from './api.js';
 
 /**
  * Statuses:
  *   joining    the first join is in flight
  *   joined     holding a lease, heartbeating
  *   rejoining  the server answered 409 (or we come back): joining again, new generation
+ *   offline    the API cannot be reached: the platform said the network is gone,
+ *              or offlineAfterFailures lease requests in a row got no answer (one
+ *              is enough once the lease has run out by the client's own clock).
+ *              The loop keeps trying with backoff; the first answer ends it: a
+ *              heartbeat while the lease may still be live (same generation),
+ *              otherwise a join (new generation)
  *   paused     heartbeats stopped on purpose (pause(), an app in the background); listeners stay
  *   expired    while paused, the server let the lease go (our listeners were cut off)
  *   away       left because the page or app went away; resume() joins again
@@ -20,8 +27,14 @@ import { databaseOf, wrongDatabase } from './database.js';
  *   closed     close(): stopped without leaving; or a rejoin found the server on
  *              another database than the client's (reason wrong_database)
  */
-const LIVE = new Set(['joined', 'rejoining']);
-const HOLDS_LEASE = new Set(['joined', 'rejoining', 'paused', 'expired']);
+// The statuses in which the lease loop runs, and those in which a lease
+// may still be held (so leave() has something to give back).
+const LIVE = new Set(['joined', 'rejoining', 'offline']);
+const HOLDS_LEASE = new Set(['joined', 'rejoining', 'offline', 'paused', 'expired']);
+
+// However little lease is left, a heartbeat may wait this long for its
+// answer: a round trip on a poor mobile network can take most of a second.
+const MIN_HEARTBEAT_TIMEOUT_MS = 1000;
 
 export class Room {
   /** @param {import('./client.js').RoomleaseClient} client */
@@ -50,6 +63,10 @@ export class Room {
     this._timer = null;
     this._typingTimer = null;
     this._failures = 0;
+    /** Lease requests in a row that got no answer at all (network, timeout). */
+    this._unanswered = 0;
+    /** The server said (409) that the lease this room held is gone. */
+    this._leaseLost = false;
     this._busy = null;
     this._typingSentAt = 0;
     this._typingOn = false;
@@ -133,6 +150,8 @@ export class Room {
     if (this.isFinished && reason !== 'join') return;
     this._renewed(data.leaseExpiresAt, sent, received);
     this._failures = 0;
+    this._unanswered = 0;
+    this._leaseLost = false;
     this._seeRevision(revisionIn(data));
     this._setStatus('joined', reason);
     attachListeners(this);
@@ -147,6 +166,28 @@ export class Room {
     // The server set the lease end to its own now plus the lease length.
     this.client._clock.sample(end - this.leaseSeconds * 1000, sent, received);
     this._emit('lease', { leaseExpiresAt: this.leaseExpiresAt, generation: this.generation });
+  }
+
+  /**
+   * Milliseconds left on the lease by the client's own accounting: the last
+   * leaseExpiresAt against the estimated server clock (never the device's
+   * clock alone). 0 when the server said the lease is gone.
+   */
+  _leaseLeftMs() {
+    if (this._leaseLost || !this.leaseExpiresAt) return 0;
+    return Math.max(0, this.leaseExpiresAt.getTime() - this.client._clock.nowMs());
+  }
+
+  /**
+   * How long a heartbeat waits for its answer: half the lease it has left
+   * (at least MIN_HEARTBEAT_TIMEOUT_MS, at most requestTimeoutMs), so that
+   * when none comes the retry still goes out inside the lease. A full
+   * requestTimeoutMs would not do: the server renews only once half the
+   * lease is gone, so the heartbeat that renews may find as little as half
+   * the lease minus one interval left (2.5 s of 15 s by default).
+   */
+  _heartbeatTimeoutMs() {
+    return Math.min(this.client.requestTimeoutMs, Math.max(MIN_HEARTBEAT_TIMEOUT_MS, this._leaseLeftMs() / 2));
   }
 
   _nextBeatDelay() {
@@ -178,8 +219,12 @@ export class Room {
   }
 
   async _beatOnce() {
+    // Join when the server said the lease is gone (409), or when, offline,
+    // the lease has run out by the client's own accounting: a heartbeat
+    // could only earn a 409 first.
+    const joining = this.status === 'rejoining' || (this.status === 'offline' && this._leaseLeftMs() === 0);
     try {
-      if (this.status === 'rejoining') {
+      if (joining) {
         await this._join('rejoin');
         return;
       }
@@ -187,10 +232,13 @@ export class Room {
       const { data, sent, received } = await this.client._api.call('POST', this._path('heartbeat'), {
         sessionId: this.sessionId,
         generation,
-      });
-      if (this.status !== 'joined' || this.generation !== generation) return;
+      }, { timeoutMs: this._heartbeatTimeoutMs() });
+      if ((this.status !== 'joined' && this.status !== 'offline') || this.generation !== generation) return;
       this._failures = 0;
+      this._unanswered = 0;
       this._renewed(data.leaseExpiresAt, sent, received);
+      // An answer ends offline; the lease held, so the generation is the same.
+      if (this.status === 'offline') this._setStatus('joined', 'online');
       // The lease holds, so a listener that was cut off (a permission check
       // that ran while the roster entry was briefly missing, an error the
       // SDK does not retry) can read again: start it anew, or the roster
@@ -203,6 +251,7 @@ export class Room {
       if (err.status === 409 && err.code === 'stale_generation') {
         // The lease ended or a newer join superseded it: join again now,
         // with the same session id. Retrying the old generation never helps.
+        this._leaseLost = true;
         this._setStatus('rejoining', err.code);
         this._schedule(0);
         return;
@@ -221,17 +270,37 @@ export class Room {
         this.close();
         return;
       }
-      // Network trouble, a 5xx or a 429: retry with backoff, but never
-      // later than the next regular beat, unless the server said when to
-      // come back (Retry-After): sooner would only be refused again.
+      // Network trouble, a timeout, a 5xx or a 429: retry with backoff, but
+      // never later than the next regular beat, unless the server said when
+      // to come back (Retry-After): sooner would only be refused again.
       this._failures++;
-      this._emit('error', { error: err, during: this.status === 'rejoining' ? 'join' : 'heartbeat' });
+      // Only requests that got no answer at all say the API is out of
+      // reach; any answer (a 503 too) shows it is not.
+      this._unanswered = isNetworkError(err) ? this._unanswered + 1 : 0;
+      this._emit('error', { error: err, during: joining ? 'join' : 'heartbeat' });
+      // Once the lease has run out by our own clock, one unanswered request
+      // is enough: the server lets such a lease go, others stop seeing this
+      // user, and the app should say so.
+      if (this._unanswered > 0 && this.status !== 'offline'
+        && (this._unanswered >= this.client.offlineAfterFailures || this._leaseLeftMs() === 0)) {
+        this._setStatus('offline', err.code);
+      }
       const backoff = Math.min(500 * 2 ** (this._failures - 1), this.heartbeatSeconds * 1000);
       this._schedule(Math.max(backoff * (0.5 + this.client.random() / 2), (err.retryAfterSeconds || 0) * 1000));
     }
   }
 
-  /** Something suggests the lease may have lapsed (tab shown, back online): check now. */
+  /**
+   * The platform says the network is gone: say so at once rather than
+   * after requests fail. The loop goes on (a probe costs nothing when the
+   * network is down, and the platform may be wrong); the first answer ends
+   * offline.
+   */
+  _goOffline() {
+    if (this.status === 'joined' || this.status === 'rejoining') this._setStatus('offline', 'platform');
+  }
+
+  /** Something suggests the lease may have lapsed (tab shown, network back): check now. */
   _wake() {
     if (LIVE.has(this.status)) this._schedule(0);
   }

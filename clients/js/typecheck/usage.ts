@@ -7,7 +7,7 @@ import { getFirestore, type Firestore } from 'firebase/firestore';
 import { ReCaptchaEnterpriseProvider, getToken, initializeAppCheck } from 'firebase/app-check';
 import { createRoomleaseClient as browserClient } from '@roomlease/client/browser';
 import { createRoomleaseClient as nodeClient } from '@roomlease/client/node';
-import { createRoomleaseClient as nativeClient, type AppStateLike } from '@roomlease/client/react-native';
+import { createRoomleaseClient as nativeClient, followNetInfo, type AppStateLike, type NetInfoLike } from '@roomlease/client/react-native';
 import { RoomleaseError, newerRevision, type Room, type RoomInfo, type RoomStatus } from '@roomlease/client';
 import type { RoomleaseErrorCode } from '@roomlease/client';
 
@@ -78,6 +78,65 @@ async function caps(): Promise<string> {
     }
   }
 }
+
+// A request timeout, as the README shows it, and the code a request that
+// got no answer fails with.
+async function timeouts(): Promise<void> {
+  const client = nodeClient({ apiUrl: 'x', auth, app, requestTimeoutMs: 5_000 });
+  const timeout: number = client.requestTimeoutMs;
+  void timeout;
+  const room = await client.join('standup');
+  room.on('error', ({ error }) => {
+    const unanswered: boolean = error instanceof RoomleaseError && (error.code === 'timeout' || error.code === 'network');
+    void unanswered;
+  });
+  client.close();
+}
+void timeouts;
+
+// Every status an app must render, `offline` included (the switch is
+// exhaustive, so a status missing from RoomStatus fails here), and the
+// offline signals as docs/clients.md shows them.
+function statusText(status: RoomStatus): string {
+  switch (status) {
+    case 'joining':
+    case 'rejoining':
+      return 'connecting…';
+    case 'joined':
+      return 'live';
+    case 'offline':
+      return 'offline: reconnecting…';
+    case 'paused':
+    case 'expired':
+    case 'away':
+    case 'left':
+    case 'denied':
+    case 'closed':
+      return status;
+    default: {
+      const unknown: never = status;
+      return unknown;
+    }
+  }
+}
+
+async function offline(appState: AppStateLike, netInfo: NetInfoLike): Promise<void> {
+  const client = nodeClient({ apiUrl: 'x', auth, app, offlineAfterFailures: 2 });
+  const room = await client.join('standup');
+  room.on('status', ({ status, reason }) => {
+    if (status === 'joined' && reason === 'online') void statusText(status);
+  });
+  client.goOffline();
+  client.wakeAll();
+  const native = nativeClient({ apiUrl: 'x', auth, app, appState, netInfo });
+  const none = nativeClient({ apiUrl: 'x', auth, app, appState, netInfo: null });
+  const stop: () => void = followNetInfo(native, netInfo);
+  stop();
+  none.close();
+  native.close();
+  client.close();
+}
+void offline;
 
 void browser;
 void caps;

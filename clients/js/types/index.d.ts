@@ -12,9 +12,13 @@ export interface SessionIds {
   close(): void;
 }
 
-/** Timers the heartbeat and the countdowns run on. */
+/**
+ * Timers the heartbeat, the countdowns and every request's deadline run on.
+ * `kind` is 'deadline' for a request's timeout (so a test can tell it from
+ * the heartbeat schedule); an implementation may ignore it.
+ */
 export interface Timers {
-  set(fn: () => void, ms: number): unknown;
+  set(fn: () => void, ms: number, kind?: 'deadline'): unknown;
   clear(id: unknown): void;
   dispose?(): void;
 }
@@ -51,6 +55,20 @@ export interface BaseClientOptions {
   /** How often a continued `setTyping(true)` is re-sent, in seconds (default 2). */
   typingRefreshSeconds?: number;
   /**
+   * The longest any request waits for its answer, in ms (default 10 000),
+   * from the tokens to the last byte; then it is aborted and fails with
+   * code `timeout`. A heartbeat waits at most half the lease it has left
+   * (at least 1 s, at most this), so that its retry still fits in the lease.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How many lease requests in a row (heartbeats, rejoins) may go
+   * unanswered (`network`, `timeout`) before a room's status is `offline`
+   * (default 3). Once the lease has run out by the client's own clock, one
+   * is enough.
+   */
+  offlineAfterFailures?: number;
+  /**
    * The server's empty-room grace, in seconds, if the app knows it: lets the
    * last one to leave show a countdown should the leave reply lack
    * `cleanupAfter` (the server's emptiness check after the leave did not
@@ -85,6 +103,15 @@ export type RoomStatus =
   | 'joining' // first join in flight
   | 'joined' // holding a lease, heartbeating
   | 'rejoining' // the server answered 409 (or we came back): joining again with a new generation
+  /**
+   * The API cannot be reached: the platform said so (browser `offline`,
+   * NetInfo), or lease requests went unanswered (`offlineAfterFailures` in a
+   * row, or one after the lease ran out by the client's clock). The client
+   * keeps trying; the first answer ends it: a heartbeat while the lease may
+   * still be live (status `joined`, reason `online`, same generation), else
+   * a join (`joined`, reason `rejoin`, a new generation).
+   */
+  | 'offline'
   | 'paused' // pause(): heartbeats stopped, listeners still open
   | 'expired' // while paused, the server let the lease go
   | 'away' // the page or app went away and left; resume() joins again
@@ -135,6 +162,12 @@ export interface TypingSignal {
 }
 
 export interface RoomEvents {
+  /**
+   * `reason` says what moved it: for `offline`, `platform` (the browser or
+   * NetInfo said so), `network` or `timeout` (the last request's failure);
+   * for `joined`, `join`, `rejoin`, `online` (back from offline, same
+   * lease), `resume` or `rename`.
+   */
   status: { status: RoomStatus; reason?: string };
   room: RoomInfo;
   /** `revision` is the highest seen so far; it only increases, by any amount. */
@@ -154,9 +187,9 @@ export interface RoomSnapshot {
 }
 
 /**
- * The API's error codes (README.md, "The API"), "network", or `http_<status>`
- * for an answer without the documented body. Open-ended, so that a newer
- * server's codes still type-check.
+ * The API's error codes (README.md, "The API"), "network", "timeout", or
+ * `http_<status>` for an answer without the documented body. Open-ended, so
+ * that a newer server's codes still type-check.
  */
 export type RoomleaseErrorCode =
   | 'invalid_argument'
@@ -171,7 +204,10 @@ export type RoomleaseErrorCode =
   | 'unsupported_media_type'
   | 'unavailable'
   | 'internal'
+  /** Status 0: the request failed without an answer (no network, connection refused). */
   | 'network'
+  /** Status 0: no answer within `requestTimeoutMs` (or a heartbeat's shorter bound); the request was aborted. */
+  | 'timeout'
   /** 409: the user already holds the most live sessions allowed in this room (ROOMLEASE_MAX_SESSIONS_PER_USER). */
   | 'too_many_sessions'
   /** 409: the user is already in the most rooms allowed at once (ROOMLEASE_MAX_ROOMS_PER_USER). */
@@ -196,9 +232,9 @@ export interface DatabaseName {
 
 export declare class RoomleaseError extends Error {
   constructor(status: number, code: string, message: string, retryAfterSeconds?: number | null);
-  /** HTTP status; 0 when no answer is behind the error (`network`, `wrong_database`). */
+  /** HTTP status; 0 when no answer is behind the error (`network`, `timeout`, `wrong_database`). */
   status: number;
-  /** The API's error code (e.g. "stale_generation"), or "network". */
+  /** The API's error code (e.g. "stale_generation"), or "network" / "timeout". */
   code: RoomleaseErrorCode;
   /** The answer's Retry-After in seconds (always set on a 429 `rate_limited`), or null. */
   retryAfterSeconds: number | null;
@@ -262,6 +298,8 @@ export declare class RoomleaseClient {
   readonly database: string | null;
   readonly sessionId: string;
   readonly clockOffsetMs: number;
+  /** The longest a request waits for its answer, in ms. */
+  readonly requestTimeoutMs: number;
   readonly rooms: Map<string, Room>;
   /** The server's clock, estimated from API answers. */
   serverNow(): Date;
@@ -274,7 +312,10 @@ export declare class RoomleaseClient {
   join(roomId: string, opts?: { displayName?: string }): Promise<Room>;
   pauseAll(): void;
   resumeAll(): Promise<void[]>;
+  /** Checks every live room's lease now (tab shown, network back); ends `offline` if the API answers. */
   wakeAll(): void;
+  /** The platform lost its network: every live room says `offline` now (the adapters call it). */
+  goOffline(): void;
   /** Leaves every room without waiting (keepalive); resumeAll() joins again. */
   goAway(): void;
   close(): void;

@@ -2,7 +2,8 @@
 // duplicate-tab check (session-id.js), heartbeat timers in a worker so that
 // hidden tabs stay on time (ticker.js), and the page lifecycle
 // (page-lifecycle.js): keepalive leave on pagehide, rejoin from the
-// back/forward cache, a lease check when the tab is shown or back online.
+// back/forward cache, a lease check when the tab is shown or back online,
+// and the `offline` status as soon as the browser loses its network.
 import { RoomleaseClient } from '../client.js';
 import { followPageLifecycle } from './page-lifecycle.js';
 import { TabSessionId } from './session-id.js';

@@ -7,7 +7,10 @@
 //  pageshow persisted  back from the back/forward cache, which we left on
 //                      pagehide: join again.
 //  visibilitychange    shown again: check the lease now instead of waiting
-//  online, resume      for the timer (it may have been throttled or frozen).
+//  online, resume      for the timer (it may have been throttled or frozen);
+//                      back online, that check ends the `offline` status.
+//  offline             the browser lost its network: live rooms say `offline`
+//                      now, rather than after their requests fail.
 //
 // A hidden tab keeps heartbeating: a call in a background tab is still a
 // call (the worker ticker keeps the timer on time).
@@ -23,18 +26,21 @@ export function followPageLifecycle(client, win = globalThis.window, doc = globa
     if (e.persisted) client.resumeAll();
   };
   const wake = () => client.wakeAll();
+  const onOffline = () => client.goOffline();
   const onVisibility = () => {
     if (doc.visibilityState === 'visible') wake();
   };
   win.addEventListener('pagehide', onPageHide);
   win.addEventListener('pageshow', onPageShow);
   win.addEventListener('online', wake);
+  win.addEventListener('offline', onOffline);
   doc.addEventListener('visibilitychange', onVisibility);
   doc.addEventListener('resume', wake);
   return () => {
     win.removeEventListener('pagehide', onPageHide);
     win.removeEventListener('pageshow', onPageShow);
     win.removeEventListener('online', wake);
+    win.removeEventListener('offline', onOffline);
     doc.removeEventListener('visibilitychange', onVisibility);
     doc.removeEventListener('resume', wake);
   };
