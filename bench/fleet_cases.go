@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	"github.com/roomlease/roomlease/functions/firestoredb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -22,9 +23,9 @@ func runOneRoom(ctx context.Context, o Options, client *firestore.Client, apis [
 	for i, u := range users {
 		members[i] = &crowdMember{user: u, room: room}
 	}
-	roomDoc := client.Collection("rooms").Doc(room)
+	roomDoc := client.Collection(firestoredb.RoomsCollection).Doc(room)
 	entries := func() ([]*firestore.DocumentSnapshot, error) {
-		return roomDoc.Collection("participants").Documents(ctx).GetAll()
+		return roomDoc.Collection(firestoredb.ParticipantsCollection).Documents(ctx).GetAll()
 	}
 	count := func() (int, error) {
 		docs, err := entries()
@@ -217,7 +218,7 @@ func runSeparate(ctx context.Context, o Options, client *firestore.Client, apis 
 	refs := make([]*firestore.DocumentRef, len(users))
 	for i, u := range users {
 		members[i] = &crowdMember{user: u, room: fmt.Sprintf("%s-%d", prefix, i)}
-		refs[i] = client.Collection("rooms").Doc(members[i].room)
+		refs[i] = client.Collection(firestoredb.RoomsCollection).Doc(members[i].room)
 	}
 	c.Join = SummarizeBurst(burst(ctx, apis, members, sendJoin), timeoutMs)
 	sleepCtx(ctx, 2*time.Second)
