@@ -127,13 +127,7 @@ func rosterCheck(ctx context.Context, api *API, roomDoc *firestore.DocumentRef, 
 			return RosterCheck{}, err
 		}
 	}
-	var stored *int64
-	if snap, err := roomDoc.Get(ctx); err == nil {
-		if v, ok := snap.Data()["participantCount"].(int64); ok {
-			stored = &v
-		}
-	}
-	return CheckRoster(crowd, acked, roster, stored, len(docs)), nil
+	return CheckRoster(crowd, acked, roster, len(docs)), nil
 }
 
 // roomFields reads the room document's generation and state ("absent" when

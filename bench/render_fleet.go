@@ -22,7 +22,7 @@ func FleetMarkdown(r *FleetReport) string {
 	}
 
 	b.WriteString("\nChecks of the one-room cases (after the joins settled, the roster read with `GET /v1/rooms/{id}` as a participant; after the leaves, the room document as a Firestore listener saw it):\n\n")
-	b.WriteString("| processes | crowd | acknowledged joins on the roster | listed without an acknowledged join | sessionCount ≠ 1 | roster / room document count / entries in Firestore | redone unmeasured (joins, leaves) | entered suspected_empty | generation unchanged | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| processes | crowd | acknowledged joins on the roster | listed without an acknowledged join | sessionCount ≠ 1 | roster / entries in Firestore | redone unmeasured (joins, leaves) | entered suspected_empty | generation unchanged | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Cases {
 		if c.Rooms != "one" {
 			continue
@@ -32,17 +32,13 @@ func FleetMarkdown(r *FleetReport) string {
 			continue
 		}
 		rc, ec := c.Roster, c.Empty
-		stored := "none"
-		if rc.StoredCount != nil {
-			stored = fmt.Sprint(*rc.StoredCount)
-		}
 		verdict := "ok"
 		if problems := append(slices.Clone(rc.Problems), ec.Problems...); len(problems) > 0 {
 			verdict = "**" + strings.Join(problems, "; ") + "**"
 		}
-		fmt.Fprintf(&b, "| %d | %d | %d / %d | %d | %d | %d / %s / %d | %s, %s | %d × | %s | %s |\n",
+		fmt.Fprintf(&b, "| %d | %d | %d / %d | %d | %d | %d / %d | %s, %s | %d × | %s | %s |\n",
 			c.Processes, c.Crowd, rc.Acknowledged-rc.AckMissing, rc.Acknowledged, rc.LateListed, rc.BadSessionCounts,
-			rc.Listed, stored, rc.CollectionCount, repairCell(c.JoinRepairs, c.JoinRepairFailures), repairCell(c.LeaveRepairs, c.LeaveRepairFails),
+			rc.Listed, rc.CollectionCount, repairCell(c.JoinRepairs, c.JoinRepairFailures), repairCell(c.LeaveRepairs, c.LeaveRepairFails),
 			ec.Transitions, yesNo(ec.GenerationBefore == ec.GenerationAfter), verdict)
 	}
 
