@@ -25,15 +25,18 @@ func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n i
 	for i := range n {
 		id := fmt.Sprintf("%s-%05d", prefix, i)
 		room := client.Collection(firestoredb.RoomsCollection).Doc(id)
+		// The fields of roomRecord: a room carries no revision and no count
+		// of its participants (the revision lives in its shards, the count
+		// is the roster itself).
 		rec := map[string]any{
-			"roomId": id, "generation": int64(1), "revision": int64(1), "createdAt": now.Add(-time.Hour),
-			"updatedAt": now.Add(-time.Minute), "expireAt": horizon,
+			"roomId": id, "generation": int64(1), "teardownReported": false, "createdAt": now.Add(-time.Hour),
+			"updatedAt": now.Add(-time.Minute), "expireAt": horizon, "revisionExpireAt": horizon,
 		}
 		if active {
-			rec["state"], rec["participantCount"], rec["peakParticipants"] = "active", int64(1), int64(1)
+			rec["state"] = "active"
 			rec["emptySince"], rec["cleanupAfter"] = nil, nil
 		} else {
-			rec["state"], rec["participantCount"], rec["peakParticipants"] = "suspected_empty", int64(0), int64(1)
+			rec["state"] = "suspected_empty"
 			rec["emptySince"], rec["cleanupAfter"] = now.Add(-2*time.Minute), now.Add(-time.Minute)
 		}
 		j, err := bw.Set(room, rec)
@@ -45,7 +48,7 @@ func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n i
 			uid := "u" + id
 			p := room.Collection(firestoredb.ParticipantsCollection).Doc(uid)
 			j, err = bw.Set(p, map[string]any{"roomId": id, "participantId": uid, "displayName": "seed",
-				"joinedAt": now.Add(-time.Hour), "sessionCount": int64(1), "expireAt": horizon})
+				"state": map[string]any{}, "away": false, "joinedAt": now.Add(-time.Hour), "sessionCount": int64(1), "expireAt": horizon})
 			if err != nil {
 				return err
 			}
@@ -54,7 +57,7 @@ func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n i
 			j, err = bw.Set(p.Collection(firestoredb.SessionsCollection).Doc("tab-1"), map[string]any{
 				"roomId": id, "participantId": uid, "sessionId": "tab-1", "generation": int64(1),
 				"leaseExpiresAt": lease, "expireAt": lease.Add(24 * time.Hour), "createdAt": now.Add(-time.Hour),
-				"roomExpireAt": horizon, "entryExpireAt": horizon})
+				"roomExpireAt": horizon, "entryExpireAt": horizon, "away": false})
 			if err != nil {
 				return err
 			}
