@@ -25,6 +25,8 @@
 //     listeners, server.go the roomlease-dev process and its memory.
 //   - ops.go, sweepcost.go, compare.go: the in-process store measurements
 //     (per-operation counts, the sweeper's cost, the naive comparison).
-//   - render_*.go: every Markdown table, SVG plot and result file written.
+//   - render_*.go: every Markdown table and plot of a report, and the
+//     result files written; the SVG line charts and the writing of JSON are
+//     package render, which knows no scenario.
 //   - stats.go: distributions and percentiles.
 package bench

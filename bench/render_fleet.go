@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/roomlease/roomlease/bench/render"
 )
 
 // FleetMarkdown renders the fleet scenario's tables.
@@ -139,7 +141,7 @@ func otherOutcomes(s BurstSummary) string {
 // FleetPlot plots p99 latency against the number of processes, one line per
 // crowd, room layout and operation (separate rooms dashed).
 func FleetPlot(r *FleetReport) string {
-	var series []Series
+	var series []render.Series
 	for _, rooms := range []string{"one", "separate"} {
 		for i, crowd := range r.Crowds {
 			for j, op := range []string{"join", "leave"} {
@@ -148,8 +150,8 @@ func FleetPlot(r *FleetReport) string {
 					label = fmt.Sprintf("%d rooms", crowd)
 				}
 				// A case and its floor share a colour; the floor is dashed.
-				s := Series{Name: fmt.Sprintf("%d, %s, %s", crowd, label, op), Dashed: rooms == "separate",
-					Color: palette[(2*i+j)%len(palette)]}
+				s := render.Series{Name: fmt.Sprintf("%d, %s, %s", crowd, label, op), Dashed: rooms == "separate",
+					Color: render.PaletteColor(2*i + j)}
 				for _, n := range r.Processes {
 					if c := findCase(r.Cases, n, crowd, rooms); c != nil && c.burst(op).Attempts > 0 {
 						s.X = append(s.X, float64(n))
@@ -160,6 +162,6 @@ func FleetPlot(r *FleetReport) string {
 			}
 		}
 	}
-	return Plot{Title: fmt.Sprintf("Crowd p99 vs processes (%.0f s = client timeout)", r.TimeoutSeconds),
+	return render.Plot{Title: fmt.Sprintf("Crowd p99 vs processes (%.0f s = client timeout)", r.TimeoutSeconds),
 		XLabel: "roomlease-dev processes", YLabel: "p99 latency, seconds (log)", LogY: true, Series: series}.SVG()
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/bench/render"
 )
 
 // runSoak is `scripts/bench soak`: a long churn run at the default
@@ -32,7 +34,7 @@ func runSoak(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(o.OutDir, "soak.json"), rep); err != nil {
+	if err := render.WriteJSON(filepath.Join(o.OutDir, "soak.json"), rep); err != nil {
 		return err
 	}
 	md := SoakMarkdown(rep)

@@ -52,6 +52,7 @@ var layers = map[string]layer{
 	"client":                client,
 	"bench":                 benchmark,
 	"bench/naive":           benchmark,
+	"bench/render":          benchmark,
 	"internal/testclock":    testHelper,
 	"internal/testlog":      testHelper,
 	"internal/emulatortest": testHelper,
