@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 func TestSummarizeBurst(t *testing.T) {
@@ -41,7 +43,7 @@ func TestSummarizeBurst(t *testing.T) {
 
 func TestCompareP99(t *testing.T) {
 	burstAt := func(p99 float64, censored bool) BurstSummary {
-		return BurstSummary{Latency: Summary{N: 1, P99: p99}, P99Censored: censored}
+		return BurstSummary{Latency: workload.Summary{N: 1, P99: p99}, P99Censored: censored}
 	}
 	for name, c := range map[string]struct {
 		one, sep  BurstSummary
@@ -133,13 +135,13 @@ func TestCheckEmpty(t *testing.T) {
 
 func TestOutcomeNamesTimeouts(t *testing.T) {
 	for _, c := range []struct {
-		r    Result
+		r    workload.Result
 		want string
 	}{
-		{Result{Status: 200}, "200"},
-		{Result{Status: 503, Code: "unavailable"}, "503 unavailable"},
-		{Result{Err: context.DeadlineExceeded}, "timeout"},
-		{Result{Err: errors.New("connection refused")}, "transport"},
+		{workload.Result{Status: 200}, "200"},
+		{workload.Result{Status: 503, Code: "unavailable"}, "503 unavailable"},
+		{workload.Result{Err: context.DeadlineExceeded}, "timeout"},
+		{workload.Result{Err: errors.New("connection refused")}, "transport"},
 	} {
 		if got := outcome(c.r); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.r, got, c.want)

@@ -17,6 +17,8 @@ import (
 	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/internal/emulatortest"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // A tiny load run through the real API (in process, on the emulators):
@@ -38,23 +40,23 @@ func TestTinyLoadRun(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
-	cfg := bench.WorkloadConfig{Name: "tiny", RoomPrefix: "tiny", Rooms: 2, PerRoom: 3, TwoTabs: 0.5,
+	cfg := workload.WorkloadConfig{Name: "tiny", RoomPrefix: "tiny", Rooms: 2, PerRoom: 3, TwoTabs: 0.5,
 		Steady: 2500 * time.Millisecond, ReadEveryTicks: 1, JoinConcurrency: 1, Seed: 1, AuthHost: authHost}
-	rep, err := bench.NewWorkload(cfg, srv.URL, client).Run(ctx)
+	rep, err := workload.NewWorkload(cfg, srv.URL, client).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.FalseRemovals != 0 || rep.ListenerErrors != 0 {
 		t.Fatalf("false removals %d, listener errors %d: %v", rep.FalseRemovals, rep.ListenerErrors, rep.FalseDetails)
 	}
-	for _, op := range []bench.Op{bench.OpJoin, bench.OpHeartbeat, bench.OpRead} {
+	for _, op := range []workload.Op{workload.OpJoin, workload.OpHeartbeat, workload.OpRead} {
 		o := rep.Ops[op]
 		if o.OK == 0 || o.Client4xx+o.Server5xx+o.Transport != 0 {
 			t.Errorf("%s: %+v", op, o)
 		}
 	}
-	if rep.Users != 6 || rep.Ops[bench.OpJoin].OK < 6 {
-		t.Errorf("users %d, joins %d", rep.Users, rep.Ops[bench.OpJoin].OK)
+	if rep.Users != 6 || rep.Ops[workload.OpJoin].OK < 6 {
+		t.Errorf("users %d, joins %d", rep.Users, rep.Ops[workload.OpJoin].OK)
 	}
 	if s := rep.Steady; s.Heartbeats == 0 || s.RosterDeliveries != 0 || s.RoomDocDeliveries != 0 {
 		t.Errorf("steady phase: %+v; heartbeats must not reach roster or room listeners", s)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/roomlease/roomlease/bench/render"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // The SVG plots the scenarios write, each built on Plot (render_svg.go).
@@ -44,7 +46,7 @@ func LatencyPlot(res naiveResult) string {
 
 // GhostTimePlot is the load run's ghost time (crash to the removal seen by a
 // roster listener) beside graceful leaves, against the lease.
-func GhostTimePlot(rep *WorkloadReport, lease time.Duration) string {
+func GhostTimePlot(rep *workload.WorkloadReport, lease time.Duration) string {
 	return render.Plot{Title: "Ghost time: crash → roster listener sees the removal (5 s / 15 s)", XLabel: "seconds", YLabel: "fraction of crashes",
 		Series: []render.Series{render.CDF("ghost time", rep.Samples["ghost"], 0.001), render.CDF("graceful leave", rep.Samples["leaveVisible"], 0.001)},
 		Marks:  []render.Mark{{X: lease.Seconds(), Label: "lease"}, {X: lease.Seconds() + 1, Label: "target"}}}.SVG()
@@ -52,7 +54,7 @@ func GhostTimePlot(rep *WorkloadReport, lease time.Duration) string {
 
 // TeardownLagPlot is the load run's teardown lag (last departure to the room
 // deleted) against the grace.
-func TeardownLagPlot(rep *WorkloadReport, grace time.Duration) string {
+func TeardownLagPlot(rep *workload.WorkloadReport, grace time.Duration) string {
 	return render.Plot{Title: "Teardown lag: last departure → room deleted (grace 30 s)", XLabel: "seconds", YLabel: "fraction of rooms",
 		Series: []render.Series{render.CDF("teardown lag", rep.Samples["teardown"], 0.001)},
 		Marks:  []render.Mark{{X: grace.Seconds(), Label: "grace"}, {X: grace.Seconds() + 1, Label: "target"}}}.SVG()
@@ -68,7 +70,7 @@ func GhostTimeBySettingPlot(runs []SettingRun) string {
 }
 
 // MemoryPlot plots a server's RSS over time.
-func MemoryPlot(m *MemoryReport) string {
+func MemoryPlot(m *workload.MemoryReport) string {
 	s := render.Series{Name: "VmRSS"}
 	for _, x := range m.Series {
 		s.X = append(s.X, x.AtSeconds/60)
@@ -96,15 +98,15 @@ func WritesBySettingPlot(before, after []SettingRun) string {
 // heartbeat interval, before and after: skipping renewals may shorten it,
 // never lengthen it.
 func GhostBeforeAfterPlot(before, after []SettingRun) string {
-	line := func(name string, runs []SettingRun, dashed bool, pick func(Summary) float64) render.Series {
+	line := func(name string, runs []SettingRun, dashed bool, pick func(workload.Summary) float64) render.Series {
 		s := render.Series{Name: name, Dashed: dashed}
 		for _, r := range runs {
 			s.X, s.Y = append(s.X, r.HeartbeatSecs), append(s.Y, pick(r.Report.GhostTime)/1000/r.LeaseSecs)
 		}
 		return s
 	}
-	p50 := func(s Summary) float64 { return s.P50 }
-	mx := func(s Summary) float64 { return s.Max }
+	p50 := func(s workload.Summary) float64 { return s.P50 }
+	mx := func(s workload.Summary) float64 { return s.Max }
 	return render.Plot{Title: "Ghost time ÷ lease, before (dashed) and after", XLabel: "heartbeat interval, s (log)", YLabel: "ghost time ÷ lease", LogX: true,
 		Series: []render.Series{line("before p50", before, true, p50), line("before max", before, true, mx), line("after p50", after, false, p50), line("after max", after, false, mx)}}.SVG()
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/functions/sweep"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // SeedRooms writes n well-formed rooms directly (BulkWriter), in the shape
@@ -75,12 +77,12 @@ func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n i
 
 // SweepCost is the sweeper's cost on one population.
 type SweepCost struct {
-	Rooms         int     `json:"rooms"`
-	Passes        int     `json:"passes"`
-	ReadsPerPass  float64 `json:"readsPerIdlePass"`
-	WritesPerPass float64 `json:"writesPerIdlePass"`
-	PassLatency   Summary `json:"passLatency"`
-	SeedSeconds   float64 `json:"seedSeconds"`
+	Rooms         int              `json:"rooms"`
+	Passes        int              `json:"passes"`
+	ReadsPerPass  float64          `json:"readsPerIdlePass"`
+	WritesPerPass float64          `json:"writesPerIdlePass"`
+	PassLatency   workload.Summary `json:"passLatency"`
+	SeedSeconds   float64          `json:"seedSeconds"`
 	// NextDeadlineReads: the query the sweeper makes between passes.
 	NextDeadlineReads int64 `json:"nextDeadlineReads"`
 }
@@ -100,7 +102,7 @@ func IdleSweepCost(ctx context.Context, client *firestore.Client, n, passes int)
 	}
 	sw.Pass(ctx) // warm-up: connections, indexes
 	before := store.Ops()
-	var lat Dist
+	var lat workload.Dist
 	for range passes {
 		t := time.Now()
 		if r := sw.Pass(ctx); r.Err != nil {
@@ -160,8 +162,8 @@ func TeardownThroughput(ctx context.Context, client *firestore.Client, n int) (T
 	}
 	res.Seconds = time.Since(t0).Seconds()
 	d := store.Ops().Sub(before)
-	res.RoomsPerSecond = Ratio(float64(res.Deleted), res.Seconds)
-	res.ReadsPerRoom = Ratio(float64(d.Reads), float64(res.Deleted))
-	res.WritesPerRoom = Ratio(float64(d.Writes), float64(res.Deleted))
+	res.RoomsPerSecond = workload.Ratio(float64(res.Deleted), res.Seconds)
+	res.ReadsPerRoom = workload.Ratio(float64(d.Reads), float64(res.Deleted))
+	res.WritesPerRoom = workload.Ratio(float64(d.Writes), float64(res.Deleted))
 	return res, nil
 }

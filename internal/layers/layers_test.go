@@ -53,6 +53,7 @@ var layers = map[string]layer{
 	"bench":                 benchmark,
 	"bench/naive":           benchmark,
 	"bench/render":          benchmark,
+	"bench/workload":        benchmark,
 	"internal/testclock":    testHelper,
 	"internal/testlog":      testHelper,
 	"internal/emulatortest": testHelper,
