@@ -8,6 +8,8 @@ package bench
 import (
 	"strings"
 	"time"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
 )
 
 // heldLease is what a client believes of one session at one moment, from
@@ -195,17 +197,17 @@ func classifyDocument(path string) (kind string, kept bool) {
 	switch {
 	case len(parts) < 2:
 		return docOther, false
-	case parts[0] == "rooms" && len(parts) == 2:
+	case parts[0] == firestoredb.RoomsCollection && len(parts) == 2:
 		return docRoom, false
-	case parts[0] == "rooms":
+	case parts[0] == firestoredb.RoomsCollection:
 		return docUnderRoom, false
-	case parts[0] == "roomClosings":
+	case parts[0] == firestoredb.ClosingsCollection:
 		return docClosing, true
-	case parts[0] == "roomlease":
+	case parts[0] == firestoredb.ControlCollection:
 		return docControl, true
-	case parts[0] == "roomleaseUsers":
+	case parts[0] == firestoredb.UsersCollection:
 		return docUserRooms, true
-	case parts[0] == "roomPolicies":
+	case parts[0] == firestoredb.PoliciesCollection:
 		return docPolicy, true
 	}
 	return docOther, false

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -206,15 +208,15 @@ func TestChaosSession(t *testing.T) {
 func TestAmbiguous(t *testing.T) {
 	refused := &url.Error{Op: "Post", URL: "http://127.0.0.1:1", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
 	for name, c := range map[string]struct {
-		r    Result
+		r    workload.Result
 		want bool
 	}{
-		"RefusedNeverReachedAProcess": {Result{Err: refused}, false},
-		"TimeoutMayHaveCommitted":     {Result{Err: context.DeadlineExceeded}, true},
-		"ResetMayHaveCommitted":       {Result{Err: fmt.Errorf("post: %w", syscall.ECONNRESET)}, true},
-		"Status503MayHaveCommitted":   {Result{Status: 503, Code: "unavailable"}, true},
-		"Status409IsAnAnswer":         {Result{Status: 409, Code: "stale_generation"}, false},
-		"Status200IsAnAnswer":         {Result{Status: 200}, false},
+		"RefusedNeverReachedAProcess": {workload.Result{Err: refused}, false},
+		"TimeoutMayHaveCommitted":     {workload.Result{Err: context.DeadlineExceeded}, true},
+		"ResetMayHaveCommitted":       {workload.Result{Err: fmt.Errorf("post: %w", syscall.ECONNRESET)}, true},
+		"Status503MayHaveCommitted":   {workload.Result{Status: 503, Code: "unavailable"}, true},
+		"Status409IsAnAnswer":         {workload.Result{Status: 409, Code: "stale_generation"}, false},
+		"Status200IsAnAnswer":         {workload.Result{Status: 200}, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if got := ambiguous(c.r); got != c.want {

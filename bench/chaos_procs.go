@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // chaosProcs are the chaos scenario's roomlease-dev processes, each with its
@@ -39,8 +41,8 @@ const (
 type chaosSlot struct {
 	idx         int
 	port        int
-	api         *API // its HTTP client; connections are dropped at a kill
-	srv         *Server
+	api         *workload.API // its HTTP client; connections are dropped at a kill
+	srv         *workload.Server
 	state       slotState
 	incarnation int
 	pids        []int
@@ -68,7 +70,7 @@ func startChaosProcs(ctx context.Context, o Options, env map[string]string, n, p
 	}
 	p := &chaosProcs{o: o, env: env, logDir: dir, start: time.Now(), rng: rand.New(rand.NewPCG(seed, seed^0x5bd1e995))}
 	for i := range n {
-		s := &chaosSlot{idx: i, port: port + i, state: slotDown, api: NewAPI(fmt.Sprintf("http://127.0.0.1:%d", port+i))}
+		s := &chaosSlot{idx: i, port: port + i, state: slotDown, api: workload.NewAPI(fmt.Sprintf("http://127.0.0.1:%d", port+i))}
 		p.slots = append(p.slots, s)
 		if err := p.launch(ctx, s); err != nil {
 			p.stopAll()
@@ -88,8 +90,8 @@ func (p *chaosProcs) launch(ctx context.Context, s *chaosSlot) error {
 		s.incarnation++
 		logPath := filepath.Join(p.logDir, fmt.Sprintf("process-%d-%d.log", s.idx, s.incarnation))
 		p.mu.Unlock()
-		var srv *Server
-		if srv, err = StartServerOnPort(ctx, p.o.ServerBin, s.port, p.env, logPath); err == nil {
+		var srv *workload.Server
+		if srv, err = workload.StartServerOnPort(ctx, p.o.ServerBin, s.port, p.env, logPath); err == nil {
 			p.mu.Lock()
 			s.srv, s.state = srv, slotUp
 			s.pids = append(s.pids, srv.PID)
@@ -99,7 +101,7 @@ func (p *chaosProcs) launch(ctx context.Context, s *chaosSlot) error {
 			p.mu.Unlock()
 			return nil
 		}
-		sleepCtx(ctx, 3*time.Second)
+		workload.SleepCtx(ctx, 3*time.Second)
 	}
 	if err == nil {
 		err = ctx.Err() // interrupted before the first attempt
@@ -110,7 +112,7 @@ func (p *chaosProcs) launch(ctx context.Context, s *chaosSlot) error {
 // pick returns a slot to send a request to, a random one that is not down
 // (other than avoid when there is a choice; avoid < 0: none), and the
 // process behind it at this moment (nil before its first start).
-func (p *chaosProcs) pick(avoid int) (*chaosSlot, *Server) {
+func (p *chaosProcs) pick(avoid int) (*chaosSlot, *workload.Server) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var open []*chaosSlot
@@ -158,7 +160,7 @@ func (p *chaosProcs) runChaos(ctx, restartCtx context.Context, plan chaosPlan) {
 		p.mu.Lock()
 		gap := plan.between(p.rng, plan.MinGap, plan.MaxGap)
 		p.mu.Unlock()
-		sleepCtx(ctx, gap)
+		workload.SleepCtx(ctx, gap)
 		if ctx.Err() != nil {
 			break
 		}
@@ -287,7 +289,7 @@ func (p *chaosProcs) actionsAround(at time.Time, before time.Duration) []string 
 // one before its SIGTERM), by PID.
 func (p *chaosProcs) stopAll() {
 	p.mu.Lock()
-	var srvs []*Server
+	var srvs []*workload.Server
 	for _, s := range p.slots {
 		if s.srv != nil {
 			srvs = append(srvs, s.srv)

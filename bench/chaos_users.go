@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // A chaos user is a client of the API in the manner of the real clients
@@ -167,7 +169,7 @@ func (u *chaosUser) currentRoom() string {
 // answer says so: it timed out, its connection broke after it was sent,
 // or the server answered 5xx (a commit may precede a deadline). A refused
 // connection never reached a process.
-func ambiguous(r Result) bool {
+func ambiguous(r workload.Result) bool {
 	if r.Err != nil {
 		return !errors.Is(r.Err, syscall.ECONNREFUSED)
 	}
@@ -176,16 +178,16 @@ func ambiguous(r Result) bool {
 
 // answered reports whether r is an answer the client acts on as final:
 // any status below 500.
-func answered(r Result) bool { return r.Err == nil && r.Status < 500 }
+func answered(r workload.Result) bool { return r.Err == nil && r.Status < 500 }
 
 // describe is a trail entry's account of one attempt: the process, its
 // outcome, and how long it took.
-func describe(r Result, slot *chaosSlot, pid int) string {
+func describe(r workload.Result, slot *chaosSlot, pid int) string {
 	return fmt.Sprintf("p%d/pid %d: %s in %s", slot.idx, pid, outcome(r), r.Done.Sub(r.Sent).Round(time.Millisecond))
 }
 
 // attempt counts one request attempt and its outcome.
-func (c *chaosRun) attempt(op Op, r Result, retry bool) {
+func (c *chaosRun) attempt(op workload.Op, r workload.Result, retry bool) {
 	if retry {
 		c.event("retries")
 	}
@@ -216,14 +218,14 @@ func (c *chaosRun) joinSession(ctx context.Context, u *chaosUser, room, sid stri
 	deadline := time.Now().Add(c.cfg.JoinBudget)
 	for attempt := 0; ctx.Err() == nil && time.Now().Before(deadline); attempt++ {
 		if attempt > 0 {
-			sleepCtx(ctx, 200*time.Millisecond)
+			workload.SleepCtx(ctx, 200*time.Millisecond)
 		}
 		slot, srv := c.procs.pick(avoid)
-		pid := srv.pid()
+		pid := srv.ProcessID()
 		actx, cancel := context.WithTimeout(ctx, c.cfg.JoinTimeout)
 		r, jr := slot.api.Join(actx, u.token, room, sid, u.uid[:6])
 		cancel()
-		c.attempt(OpJoin, r, attempt > 0)
+		c.attempt(workload.OpJoin, r, attempt > 0)
 		if r.Status == 200 {
 			u.mu.Lock()
 			s.joined(jr.Generation, r.Sent, r.Done, jr.LeaseExpiresAt)
@@ -283,7 +285,7 @@ func (c *chaosRun) heartbeat(ctx context.Context, u *chaosUser, s *chaosSession)
 				c.event("heartbeats given up at the lease end")
 				return
 			}
-			sleepCtx(ctx, 100*time.Millisecond)
+			workload.SleepCtx(ctx, 100*time.Millisecond)
 			u.mu.Lock()
 			current := s.gen == held.Gen && s.state == sessLive
 			u.mu.Unlock()
@@ -292,11 +294,11 @@ func (c *chaosRun) heartbeat(ctx context.Context, u *chaosUser, s *chaosSession)
 			}
 		}
 		slot, srv := c.procs.pick(avoid)
-		pid := srv.pid()
+		pid := srv.ProcessID()
 		actx, cancel := context.WithTimeout(ctx, heartbeatAttemptTimeout(c.cfg.HeartbeatTimeout, time.Until(held.Until)))
 		r, until := slot.api.Heartbeat(actx, u.token, s.room, s.sid, held.Gen)
 		cancel()
-		c.attempt(OpHeartbeat, r, attempt > 0)
+		c.attempt(workload.OpHeartbeat, r, attempt > 0)
 		switch {
 		case r.Status == 200:
 			u.mu.Lock()
@@ -332,7 +334,7 @@ func heartbeatAttemptTimeout(limit, left time.Duration) time.Duration {
 // in flight is the client's own doing: neither judged nor answered. One
 // to a session that crashed meanwhile is judged (a crash writes nothing)
 // but not answered: the crashed tab is gone.
-func (c *chaosRun) on409(ctx context.Context, u *chaosUser, s *chaosSession, held heldLease, r Result, slot *chaosSlot, pid int) {
+func (c *chaosRun) on409(ctx context.Context, u *chaosUser, s *chaosSession, held heldLease, r workload.Result, slot *chaosSlot, pid int) {
 	u.mu.Lock()
 	own := s.gen != held.Gen || (s.state != sessLive && s.state != sessCrashed)
 	crashed := s.state == sessCrashed
@@ -377,14 +379,14 @@ func (c *chaosRun) leave(ctx context.Context, u *chaosUser, s *chaosSession) {
 	avoid := -1
 	for attempt := 0; attempt < 4 && ctx.Err() == nil; attempt++ {
 		if attempt > 0 {
-			sleepCtx(ctx, 200*time.Millisecond)
+			workload.SleepCtx(ctx, 200*time.Millisecond)
 		}
 		slot, srv := c.procs.pick(avoid)
-		pid := srv.pid()
+		pid := srv.ProcessID()
 		actx, cancel := context.WithTimeout(ctx, c.cfg.LeaveTimeout)
 		r := slot.api.Leave(actx, u.token, s.room, s.sid, gen)
 		cancel()
-		c.attempt(OpLeave, r, attempt > 0)
+		c.attempt(workload.OpLeave, r, attempt > 0)
 		u.note("leave %s/%s gen %d %s", s.room, s.sid, gen, describe(r, slot, pid))
 		if r.Status == 200 {
 			c.event("leaves")
@@ -437,13 +439,13 @@ func (c *chaosRun) runUser(ctx, loop context.Context, u *chaosUser) {
 	}
 	beating := make(chan struct{})
 	go func() { defer close(beating); c.heartbeatLoop(ctx, loop, u) }()
-	sleepCtx(loop, time.Duration(u.rng.Int64N(int64(c.cfg.Heartbeat))))
+	workload.SleepCtx(loop, time.Duration(u.rng.Int64N(int64(c.cfg.Heartbeat))))
 	for loop.Err() == nil {
 		tick := time.Now()
 		if c.churning.Load() {
 			c.churnEvent(ctx, loop, u)
 		}
-		sleepCtx(loop, c.cfg.Heartbeat-time.Since(tick))
+		workload.SleepCtx(loop, c.cfg.Heartbeat-time.Since(tick))
 	}
 	<-beating
 	if u.idx%2 == 0 {
@@ -460,7 +462,7 @@ func (c *chaosRun) runUser(ctx, loop context.Context, u *chaosUser) {
 // 409) gave up joins again, as a client's heartbeat loop does after a
 // failure.
 func (c *chaosRun) heartbeatLoop(ctx, loop context.Context, u *chaosUser) {
-	sleepCtx(loop, c.cfg.Heartbeat*time.Duration(u.idx)/time.Duration(max(len(c.users), 1)))
+	workload.SleepCtx(loop, c.cfg.Heartbeat*time.Duration(u.idx)/time.Duration(max(len(c.users), 1)))
 	for loop.Err() == nil {
 		tick := time.Now()
 		for _, s := range u.liveTabs() {
@@ -470,7 +472,7 @@ func (c *chaosRun) heartbeatLoop(ctx, loop context.Context, u *chaosUser) {
 			c.event("joins retried next tick")
 			c.joinSession(ctx, u, u.currentRoom(), sid)
 		}
-		sleepCtx(loop, c.cfg.Heartbeat-time.Since(tick))
+		workload.SleepCtx(loop, c.cfg.Heartbeat-time.Since(tick))
 	}
 }
 
@@ -490,14 +492,14 @@ func (c *chaosRun) churnEvent(ctx, loop context.Context, u *chaosUser) {
 		} else {
 			away = cfg.Lease + time.Second + time.Duration(u.rng.Float64()*float64(cfg.Grace+cfg.Lease))
 		}
-		sleepCtx(loop, away)
+		workload.SleepCtx(loop, away)
 		c.rejoin(ctx, loop, u)
 	case x < cfg.CrashProb+cfg.LeaveProb:
 		if len(u.liveTabs()) == 0 {
 			return
 		}
 		c.leaveAll(ctx, u)
-		sleepCtx(loop, 500*time.Millisecond+time.Duration(u.rng.Float64()*1.5*float64(cfg.Grace)))
+		workload.SleepCtx(loop, 500*time.Millisecond+time.Duration(u.rng.Float64()*1.5*float64(cfg.Grace)))
 		c.rejoin(ctx, loop, u)
 	case x < cfg.CrashProb+cfg.LeaveProb+cfg.TabToggleProb:
 		tabs := u.liveTabs()

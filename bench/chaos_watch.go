@@ -15,6 +15,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // What the chaos scenario reads from the emulator directly, beside the
@@ -61,7 +63,7 @@ func (c *chaosRun) sampleRosters(ctx context.Context) {
 						start.Format("15:04:05.000"), end.Format("15:04:05.000"), len(docs), l.Session, l.Gen, l.Since.Format("15:04:05.000"), l.Until.Format("15:04:05.000"))})
 			}
 		}
-		sleepCtx(ctx, c.cfg.RosterEvery)
+		workload.SleepCtx(ctx, c.cfg.RosterEvery)
 	}
 }
 
@@ -97,7 +99,7 @@ func (c *chaosRun) pollRevisions(ctx context.Context) {
 						drop.After, drop.DropAt.Format("15:04:05.000"), shards)})
 			}
 		}
-		sleepCtx(ctx, c.cfg.RevisionEvery)
+		workload.SleepCtx(ctx, c.cfg.RevisionEvery)
 	}
 }
 

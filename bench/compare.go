@@ -14,6 +14,8 @@ import (
 	"github.com/roomlease/roomlease/bench/naive"
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // Design is a presence store as the store-level comparison drives it: in
@@ -148,19 +150,19 @@ func countDeliveries[T any](it interface {
 
 // RoomRun is one design heartbeating one room of Size participants.
 type RoomRun struct {
-	Design          string  `json:"design"`
-	Size            int     `json:"size"`
-	Heartbeats      int64   `json:"heartbeats"`
-	Failed          int64   `json:"failed"`
-	SuccessRate     float64 `json:"successRate"`
-	Latency         Summary `json:"latency"`
-	PerSecond       float64 `json:"perSecond"`
-	Deliveries      int64   `json:"listenerDeliveries"`
-	DeliveriesPerHB float64 `json:"listenerDeliveriesPerHeartbeat"`
-	ReadsPerHB      float64 `json:"readsPerHeartbeat"`
-	WritesPerHB     float64 `json:"writesPerHeartbeat"`
-	JoinSetupSecs   float64 `json:"joinSetupSeconds"`
-	JoinFailed      int     `json:"joinFailed"`
+	Design          string           `json:"design"`
+	Size            int              `json:"size"`
+	Heartbeats      int64            `json:"heartbeats"`
+	Failed          int64            `json:"failed"`
+	SuccessRate     float64          `json:"successRate"`
+	Latency         workload.Summary `json:"latency"`
+	PerSecond       float64          `json:"perSecond"`
+	Deliveries      int64            `json:"listenerDeliveries"`
+	DeliveriesPerHB float64          `json:"listenerDeliveriesPerHeartbeat"`
+	ReadsPerHB      float64          `json:"readsPerHeartbeat"`
+	WritesPerHB     float64          `json:"writesPerHeartbeat"`
+	JoinSetupSecs   float64          `json:"joinSetupSeconds"`
+	JoinFailed      int              `json:"joinFailed"`
 	Errors          map[string]int64
 }
 
@@ -205,7 +207,7 @@ func HeartbeatRoom(ctx context.Context, d Design, room string, size int, interva
 	time.Sleep(500 * time.Millisecond)
 	d0 := deliveries()
 	r0, w0 := d.Ops()
-	var lat Dist
+	var lat workload.Dist
 	var ok, failed atomic.Int64
 	var emu sync.Mutex
 	start := time.Now()
@@ -243,13 +245,13 @@ func HeartbeatRoom(ctx context.Context, d Design, room string, size int, interva
 	r1, w1 := d.Ops()
 	run.Heartbeats = ok.Load() + failed.Load()
 	run.Failed = failed.Load()
-	run.SuccessRate = Ratio(float64(ok.Load()), float64(run.Heartbeats))
+	run.SuccessRate = workload.Ratio(float64(ok.Load()), float64(run.Heartbeats))
 	run.Latency = lat.Summary()
-	run.PerSecond = Ratio(float64(run.Heartbeats), elapsed.Seconds())
+	run.PerSecond = workload.Ratio(float64(run.Heartbeats), elapsed.Seconds())
 	run.Deliveries = deliveries() - d0
-	run.DeliveriesPerHB = Ratio(float64(run.Deliveries), float64(run.Heartbeats))
-	run.ReadsPerHB = Ratio(float64(r1-r0), float64(run.Heartbeats))
-	run.WritesPerHB = Ratio(float64(w1-w0), float64(run.Heartbeats))
+	run.DeliveriesPerHB = workload.Ratio(float64(run.Deliveries), float64(run.Heartbeats))
+	run.ReadsPerHB = workload.Ratio(float64(r1-r0), float64(run.Heartbeats))
+	run.WritesPerHB = workload.Ratio(float64(w1-w0), float64(run.Heartbeats))
 	return run, nil
 }
 
@@ -273,7 +275,7 @@ type BurstRun struct {
 	Joins       int              `json:"joins"`
 	OK          int64            `json:"ok"`
 	SuccessRate float64          `json:"successRate"`
-	Latency     Summary          `json:"latency"`
+	Latency     workload.Summary `json:"latency"`
 	WallSecs    float64          `json:"wallSeconds"`
 	Deliveries  int64            `json:"listenerDeliveries"`
 	Reads       int64            `json:"reads"`
@@ -298,7 +300,7 @@ func JoinBurst(ctx context.Context, d Design, room string, n int, timeout time.D
 	time.Sleep(300 * time.Millisecond)
 	d0 := deliveries()
 	r0, w0 := d.Ops()
-	var lat Dist
+	var lat workload.Dist
 	var ok atomic.Int64
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -329,7 +331,7 @@ func JoinBurst(ctx context.Context, d Design, room string, n int, timeout time.D
 	time.Sleep(500 * time.Millisecond)
 	r1, w1 := d.Ops()
 	run.OK = ok.Load()
-	run.SuccessRate = Ratio(float64(run.OK), float64(n))
+	run.SuccessRate = workload.Ratio(float64(run.OK), float64(n))
 	run.Latency = lat.Summary()
 	run.Deliveries = deliveries() - d0
 	run.Reads, run.Writes = r1-r0, w1-w0

@@ -19,12 +19,14 @@
 //     So is the chaos (users churning through several processes while they
 //     are killed and frozen), in chaos_*.go: the processes and the chaos
 //     loop, the users, the reads of the emulator, and the verdicts.
-//   - workload*.go: the HTTP load generator the load, settings, soak and
-//     naive scenarios drive (Workload.Run and its phases, the simulated
-//     user, the report); api.go is its HTTP client, watch.go its Firestore
-//     listeners, server.go the roomlease-dev process and its memory.
+//   - package workload: the HTTP load generator the load, settings, soak,
+//     naive, fleet and chaos scenarios drive (Workload.Run and its phases,
+//     the simulated user, the report); api.go is its HTTP client, watch.go
+//     its Firestore listeners, server.go the roomlease-dev process and its
+//     memory, stats.go distributions and percentiles.
 //   - ops.go, sweepcost.go, compare.go: the in-process store measurements
 //     (per-operation counts, the sweeper's cost, the naive comparison).
-//   - render_*.go: every Markdown table, SVG plot and result file written.
-//   - stats.go: distributions and percentiles.
+//   - render_*.go: every Markdown table and plot of a report, and the
+//     result files written; the SVG line charts and the writing of JSON are
+//     package render, which knows no scenario.
 package bench

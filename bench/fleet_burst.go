@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // crowdUser is a signed-up user of the fleet scenario.
@@ -31,7 +33,7 @@ const repairBudget = 2 * time.Minute
 // is started and prepared first, then one closed channel releases them all.
 // Member i goes to process i mod len(apis) (round robin). Each request is
 // bounded by its API's client timeout, so a burst ends within it.
-func burst(ctx context.Context, apis []*API, members []*crowdMember, send func(context.Context, *API, *crowdMember) Result) []Attempt {
+func burst(ctx context.Context, apis []*workload.API, members []*crowdMember, send func(context.Context, *workload.API, *crowdMember) workload.Result) []Attempt {
 	attempts := make([]Attempt, len(members))
 	start := make(chan struct{})
 	var ready, done sync.WaitGroup
@@ -53,7 +55,7 @@ func burst(ctx context.Context, apis []*API, members []*crowdMember, send func(c
 	return attempts
 }
 
-func sendJoin(ctx context.Context, api *API, m *crowdMember) Result {
+func sendJoin(ctx context.Context, api *workload.API, m *crowdMember) workload.Result {
 	r, jr := api.Join(ctx, m.user.token, m.room, fleetSession, "crowd")
 	if r.Err == nil && r.Status == 200 {
 		m.generation, m.joinAcked = jr.Generation, true
@@ -61,7 +63,7 @@ func sendJoin(ctx context.Context, api *API, m *crowdMember) Result {
 	return r
 }
 
-func sendLeave(ctx context.Context, api *API, m *crowdMember) Result {
+func sendLeave(ctx context.Context, api *workload.API, m *crowdMember) workload.Result {
 	r := api.Leave(ctx, m.user.token, m.room, fleetSession, m.generation)
 	if r.Err == nil && r.Status == 200 {
 		m.leaveAcked = true
@@ -76,7 +78,7 @@ func sendLeave(ctx context.Context, api *API, m *crowdMember) Result {
 // case's failures from deciding the next step's crowd. It returns how many
 // members needed it and how many it could not fix; it gives up after
 // repairBudget, so a hopeless fleet cannot stretch a run without bound.
-func repair(ctx context.Context, api *API, members []*crowdMember, needs func(*crowdMember) bool, send func(context.Context, *API, *crowdMember) Result) (needed, failed int) {
+func repair(ctx context.Context, api *workload.API, members []*crowdMember, needs func(*crowdMember) bool, send func(context.Context, *workload.API, *crowdMember) workload.Result) (needed, failed int) {
 	ctx, cancel := context.WithTimeout(ctx, repairBudget)
 	defer cancel()
 	var todo []*crowdMember
@@ -111,7 +113,7 @@ func repair(ctx context.Context, api *API, members []*crowdMember, needs func(*c
 }
 
 // readRoster reads GET /v1/rooms/{id} as reader.
-func readRoster(ctx context.Context, api *API, reader crowdUser, room string) ([]FleetRosterEntry, error) {
+func readRoster(ctx context.Context, api *workload.API, reader crowdUser, room string) ([]FleetRosterEntry, error) {
 	r, snap := api.Read(ctx, reader.token, room)
 	if r.Err != nil {
 		return nil, r.Err
@@ -132,7 +134,7 @@ type statusError struct {
 }
 
 func (e *statusError) Error() string {
-	return "room read answered " + outcome(Result{Status: e.status, Code: e.code})
+	return "room read answered " + outcome(workload.Result{Status: e.status, Code: e.code})
 }
 
 // settle polls count once a second until it returns the same value three
@@ -141,7 +143,7 @@ func (e *statusError) Error() string {
 // checks must look at what they left, not at a moving target.
 func settle(ctx context.Context, minWait, maxWait time.Duration, count func() (int, error)) (int, error) {
 	deadline := time.Now().Add(maxWait)
-	sleepCtx(ctx, minWait)
+	workload.SleepCtx(ctx, minWait)
 	last, same := -1, 0
 	for {
 		n, err := count()
@@ -156,6 +158,6 @@ func settle(ctx context.Context, minWait, maxWait time.Duration, count func() (i
 		if same >= 3 || !time.Now().Before(deadline) || ctx.Err() != nil {
 			return n, ctx.Err()
 		}
-		sleepCtx(ctx, time.Second)
+		workload.SleepCtx(ctx, time.Second)
 	}
 }

@@ -7,8 +7,11 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	"github.com/roomlease/roomlease/functions/firestoredb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 var timeoutMs = float64(fleetTimeout) / float64(time.Millisecond)
@@ -16,15 +19,15 @@ var timeoutMs = float64(fleetTimeout) / float64(time.Millisecond)
 // runOneRoom sends the whole crowd into one room at once, checks the roster
 // once the joins have settled, sends the crowd out at once, and checks that
 // the room became suspected_empty exactly once.
-func runOneRoom(ctx context.Context, o Options, client *firestore.Client, apis []*API, helper *API, users []crowdUser, room string) FleetCase {
+func runOneRoom(ctx context.Context, o Options, client *firestore.Client, apis []*workload.API, helper *workload.API, users []crowdUser, room string) FleetCase {
 	c := FleetCase{Processes: len(apis), Crowd: len(users), Rooms: "one"}
 	members := make([]*crowdMember, len(users))
 	for i, u := range users {
 		members[i] = &crowdMember{user: u, room: room}
 	}
-	roomDoc := client.Collection("rooms").Doc(room)
+	roomDoc := client.Collection(firestoredb.RoomsCollection).Doc(room)
 	entries := func() ([]*firestore.DocumentSnapshot, error) {
-		return roomDoc.Collection("participants").Documents(ctx).GetAll()
+		return roomDoc.Collection(firestoredb.ParticipantsCollection).Documents(ctx).GetAll()
 	}
 	count := func() (int, error) {
 		docs, err := entries()
@@ -78,9 +81,9 @@ func runOneRoom(ctx context.Context, o Options, client *firestore.Client, apis [
 		if _, state, err := roomFields(ctx, roomDoc); err == nil && state == StateSuspectedEmpty {
 			break
 		}
-		sleepCtx(ctx, 500*time.Millisecond)
+		workload.SleepCtx(ctx, 500*time.Millisecond)
 	}
-	sleepCtx(ctx, time.Second)
+	workload.SleepCtx(ctx, time.Second)
 	states := watch.stop()
 	genAfter, _, err := roomFields(ctx, roomDoc)
 	if err != nil {
@@ -97,7 +100,7 @@ func runOneRoom(ctx context.Context, o Options, client *firestore.Client, apis [
 
 // rosterCheck reads the roster with GET /v1/rooms/{id} as a participant (the
 // first acknowledged one, else anyone listed) and judges it.
-func rosterCheck(ctx context.Context, api *API, roomDoc *firestore.DocumentRef, members []*crowdMember, entries func() ([]*firestore.DocumentSnapshot, error)) (RosterCheck, error) {
+func rosterCheck(ctx context.Context, api *workload.API, roomDoc *firestore.DocumentRef, members []*crowdMember, entries func() ([]*firestore.DocumentSnapshot, error)) (RosterCheck, error) {
 	docs, err := entries()
 	if err != nil {
 		return RosterCheck{}, err
@@ -126,13 +129,7 @@ func rosterCheck(ctx context.Context, api *API, roomDoc *firestore.DocumentRef, 
 			return RosterCheck{}, err
 		}
 	}
-	var stored *int64
-	if snap, err := roomDoc.Get(ctx); err == nil {
-		if v, ok := snap.Data()["participantCount"].(int64); ok {
-			stored = &v
-		}
-	}
-	return CheckRoster(crowd, acked, roster, stored, len(docs)), nil
+	return CheckRoster(crowd, acked, roster, len(docs)), nil
 }
 
 // roomFields reads the room document's generation and state ("absent" when
@@ -211,16 +208,16 @@ func (w *stateWatch) stop() []string {
 
 // runSeparate is the floor: the same crowd, each member into a room of its
 // own, joining and leaving at once through the same fleet.
-func runSeparate(ctx context.Context, o Options, client *firestore.Client, apis []*API, helper *API, users []crowdUser, prefix string) FleetCase {
+func runSeparate(ctx context.Context, o Options, client *firestore.Client, apis []*workload.API, helper *workload.API, users []crowdUser, prefix string) FleetCase {
 	c := FleetCase{Processes: len(apis), Crowd: len(users), Rooms: "separate"}
 	members := make([]*crowdMember, len(users))
 	refs := make([]*firestore.DocumentRef, len(users))
 	for i, u := range users {
 		members[i] = &crowdMember{user: u, room: fmt.Sprintf("%s-%d", prefix, i)}
-		refs[i] = client.Collection("rooms").Doc(members[i].room)
+		refs[i] = client.Collection(firestoredb.RoomsCollection).Doc(members[i].room)
 	}
 	c.Join = SummarizeBurst(burst(ctx, apis, members, sendJoin), timeoutMs)
-	sleepCtx(ctx, 2*time.Second)
+	workload.SleepCtx(ctx, 2*time.Second)
 	c.JoinRepairs, c.JoinRepairFailures = repair(ctx, helper, members, func(m *crowdMember) bool { return !m.joinAcked }, sendJoin)
 	var leaving []*crowdMember
 	for _, m := range members {
@@ -229,7 +226,7 @@ func runSeparate(ctx context.Context, o Options, client *firestore.Client, apis 
 		}
 	}
 	c.Leave = SummarizeBurst(burst(ctx, apis, leaving, sendLeave), timeoutMs)
-	sleepCtx(ctx, 2*time.Second)
+	workload.SleepCtx(ctx, 2*time.Second)
 	c.LeaveRepairs, c.LeaveRepairFails = repair(ctx, helper, leaving, func(m *crowdMember) bool { return !m.leaveAcked }, sendLeave)
 	for end := time.Now().Add(30 * time.Second); ; {
 		snaps, err := client.GetAll(ctx, refs)
@@ -247,6 +244,6 @@ func runSeparate(ctx context.Context, o Options, client *firestore.Client, apis 
 		if c.RoomsSuspectedEmpty == len(refs) || !time.Now().Before(end) || ctx.Err() != nil {
 			return c
 		}
-		sleepCtx(ctx, time.Second)
+		workload.SleepCtx(ctx, time.Second)
 	}
 }

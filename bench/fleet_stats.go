@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // Attempt is one request of a crowd burst, as its client saw it.
@@ -23,12 +25,12 @@ type BurstSummary struct {
 	// the crowd's experience, not only the lucky part of it. A request that
 	// ran into the client timeout counts as the timeout, so a percentile at
 	// or above it is only a lower bound (the *Censored flags).
-	Latency     Summary        `json:"latency"`
-	P50Censored bool           `json:"p50AtTimeout"`
-	P99Censored bool           `json:"p99AtTimeout"`
-	MaxCensored bool           `json:"maxAtTimeout"`
-	Outcomes    map[string]int `json:"outcomes"`
-	TimeoutMs   float64        `json:"timeoutMs"`
+	Latency     workload.Summary `json:"latency"`
+	P50Censored bool             `json:"p50AtTimeout"`
+	P99Censored bool             `json:"p99AtTimeout"`
+	MaxCensored bool             `json:"maxAtTimeout"`
+	Outcomes    map[string]int   `json:"outcomes"`
+	TimeoutMs   float64          `json:"timeoutMs"`
 }
 
 // SummarizeBurst summarizes attempts made with a client timeout of timeoutMs.
@@ -42,7 +44,7 @@ func SummarizeBurst(attempts []Attempt, timeoutMs float64) BurstSummary {
 		s.Outcomes[a.Outcome]++
 		vals = append(vals, a.Ms)
 	}
-	s.Latency = Summarize(vals)
+	s.Latency = workload.Summarize(vals)
 	if s.Latency.N > 0 {
 		s.P50Censored = s.Latency.P50 >= timeoutMs
 		s.P99Censored = s.Latency.P99 >= timeoutMs
@@ -69,7 +71,7 @@ type P99Ratio struct {
 // CompareP99 returns one-room p99 ÷ separate-rooms p99 and how far it can be
 // trusted (see P99Ratio.Bound). With no floor to divide by, the ratio is 0.
 func CompareP99(one, separate BurstSummary) (ratio float64, bound string) {
-	ratio = Ratio(one.Latency.P99, separate.Latency.P99)
+	ratio = workload.Ratio(one.Latency.P99, separate.Latency.P99)
 	switch {
 	case one.P99Censored && separate.P99Censored:
 		bound = "?"
@@ -82,7 +84,7 @@ func CompareP99(one, separate BurstSummary) (ratio float64, bound string) {
 }
 
 // outcome names a request's result for the outcome counts.
-func outcome(r Result) string {
+func outcome(r workload.Result) string {
 	switch {
 	case r.Err != nil:
 		var ne net.Error

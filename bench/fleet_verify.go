@@ -23,9 +23,7 @@ type RosterCheck struct {
 	Strangers        int `json:"listedButNotInCrowd"`
 	Duplicates       int `json:"listedTwice"`
 	BadSessionCounts int `json:"sessionCountNotOne"`
-	// StoredCount is the room document's participantCount, nil when the
-	// document carries none; CollectionCount the roster entries in Firestore.
-	StoredCount     *int64   `json:"storedParticipantCount"`
+	// CollectionCount is the roster entries in Firestore.
 	CollectionCount int      `json:"rosterEntriesInFirestore"`
 	OK              bool     `json:"ok"`
 	Problems        []string `json:"problems,omitempty"`
@@ -34,10 +32,10 @@ type RosterCheck struct {
 // CheckRoster judges a roster read after the joins settled: every
 // acknowledged join must be listed once with one session, nobody outside
 // the crowd may be listed, and every count of the participants (the GET
-// roster, the room document's count when it has one, the roster entries in
-// Firestore) must agree.
-func CheckRoster(crowd, acked []string, roster []FleetRosterEntry, storedCount *int64, collectionCount int) RosterCheck {
-	c := RosterCheck{Acknowledged: len(acked), Listed: len(roster), StoredCount: storedCount, CollectionCount: collectionCount}
+// roster and the roster entries in Firestore) must agree. The room document
+// carries no count of its participants, so there is none to compare.
+func CheckRoster(crowd, acked []string, roster []FleetRosterEntry, collectionCount int) RosterCheck {
+	c := RosterCheck{Acknowledged: len(acked), Listed: len(roster), CollectionCount: collectionCount}
 	inCrowd := make(map[string]bool, len(crowd))
 	for _, u := range crowd {
 		inCrowd[u] = true
@@ -78,9 +76,6 @@ func CheckRoster(crowd, acked []string, roster []FleetRosterEntry, storedCount *
 	}
 	if c.BadSessionCounts > 0 {
 		problem("%d entries have a sessionCount other than 1", c.BadSessionCounts)
-	}
-	if storedCount != nil && *storedCount != int64(len(roster)) {
-		problem("the room document counts %d participants, the roster lists %d", *storedCount, len(roster))
 	}
 	if collectionCount != len(roster) {
 		problem("Firestore holds %d roster entries, the roster lists %d", collectionCount, len(roster))

@@ -17,12 +17,20 @@ import (
 	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/internal/emulatortest"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // A tiny load run through the real API (in process, on the emulators):
 // every join and heartbeat succeeds, nothing live is removed, and steady
 // heartbeats wake no roster listener. No assertion depends on timing: the
 // lease (10 s) is far longer than the steady phase, and no sweeper runs.
+//
+// Zero deliveries proves nothing on its own: a listener on the wrong path
+// also sees none. So the run ends with a drain, and the same listeners must
+// see what did change: the room-document listener saw both rooms exist, and
+// the roster listener saw every user of the even room leave (the odd room's
+// users crash, and without a sweeper their entries stay).
 func TestTinyLoadRun(t *testing.T) {
 	authHost := emulatortest.AuthHost(t)
 	client, _ := emulatortest.Firestore(t)
@@ -38,26 +46,34 @@ func TestTinyLoadRun(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
-	cfg := bench.WorkloadConfig{Name: "tiny", RoomPrefix: "tiny", Rooms: 2, PerRoom: 3, TwoTabs: 0.5,
-		Steady: 2500 * time.Millisecond, ReadEveryTicks: 1, JoinConcurrency: 1, Seed: 1, AuthHost: authHost}
-	rep, err := bench.NewWorkload(cfg, srv.URL, client).Run(ctx)
+	cfg := workload.WorkloadConfig{Name: "tiny", RoomPrefix: "tiny", Rooms: 2, PerRoom: 3, TwoTabs: 0.5,
+		Steady: 2500 * time.Millisecond, ReadEveryTicks: 1, JoinConcurrency: 1, Seed: 1, AuthHost: authHost,
+		Drain: true, DrainWait: 2 * time.Second}
+	rep, err := workload.NewWorkload(cfg, srv.URL, client).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.FalseRemovals != 0 || rep.ListenerErrors != 0 {
 		t.Fatalf("false removals %d, listener errors %d: %v", rep.FalseRemovals, rep.ListenerErrors, rep.FalseDetails)
 	}
-	for _, op := range []bench.Op{bench.OpJoin, bench.OpHeartbeat, bench.OpRead} {
+	for _, op := range []workload.Op{workload.OpJoin, workload.OpHeartbeat, workload.OpRead} {
 		o := rep.Ops[op]
 		if o.OK == 0 || o.Client4xx+o.Server5xx+o.Transport != 0 {
 			t.Errorf("%s: %+v", op, o)
 		}
 	}
-	if rep.Users != 6 || rep.Ops[bench.OpJoin].OK < 6 {
-		t.Errorf("users %d, joins %d", rep.Users, rep.Ops[bench.OpJoin].OK)
+	if rep.Users != 6 || rep.Ops[workload.OpJoin].OK < 6 {
+		t.Errorf("users %d, joins %d", rep.Users, rep.Ops[workload.OpJoin].OK)
 	}
 	if s := rep.Steady; s.Heartbeats == 0 || s.RosterDeliveries != 0 || s.RoomDocDeliveries != 0 {
 		t.Errorf("steady phase: %+v; heartbeats must not reach roster or room listeners", s)
+	}
+	// The positive control: the listeners were on the paths that change.
+	if rep.RoomsLeft != cfg.Rooms {
+		t.Errorf("the room-document listener saw %d of %d rooms exist", rep.RoomsLeft, cfg.Rooms)
+	}
+	if rep.LeaveDrain.N != cfg.PerRoom {
+		t.Errorf("the roster listener saw %d of the %d leaves of the even room", rep.LeaveDrain.N, cfg.PerRoom)
 	}
 }
 

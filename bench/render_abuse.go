@@ -3,11 +3,13 @@ package bench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // verdict says whether a measured p99 is within its target; a distribution
 // without samples meets nothing.
-func verdict(s Summary, targetMs float64) string {
+func verdict(s workload.Summary, targetMs float64) string {
 	switch {
 	case s.N == 0:
 		return "no samples"

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // ChaosMarkdown renders the chaos scenario's report.
@@ -59,7 +61,7 @@ func ChaosMarkdown(r *ChaosReport) string {
 	}
 
 	b.WriteString("\n| HTTP operation | n | p50 | p95 | p99 | max |\n|---|---|---|---|---|---|\n")
-	for _, op := range []Op{OpJoin, OpHeartbeat, OpLeave} {
+	for _, op := range []workload.Op{workload.OpJoin, workload.OpHeartbeat, workload.OpLeave} {
 		fmt.Fprintf(&b, "| %s (every attempt answered) | %s |\n", op, LatencyRow(r.Latency[op]))
 	}
 

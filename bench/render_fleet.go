@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/roomlease/roomlease/bench/render"
 )
 
 // FleetMarkdown renders the fleet scenario's tables.
@@ -22,7 +24,7 @@ func FleetMarkdown(r *FleetReport) string {
 	}
 
 	b.WriteString("\nChecks of the one-room cases (after the joins settled, the roster read with `GET /v1/rooms/{id}` as a participant; after the leaves, the room document as a Firestore listener saw it):\n\n")
-	b.WriteString("| processes | crowd | acknowledged joins on the roster | listed without an acknowledged join | sessionCount ≠ 1 | roster / room document count / entries in Firestore | redone unmeasured (joins, leaves) | entered suspected_empty | generation unchanged | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| processes | crowd | acknowledged joins on the roster | listed without an acknowledged join | sessionCount ≠ 1 | roster / entries in Firestore | redone unmeasured (joins, leaves) | entered suspected_empty | generation unchanged | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Cases {
 		if c.Rooms != "one" {
 			continue
@@ -32,17 +34,13 @@ func FleetMarkdown(r *FleetReport) string {
 			continue
 		}
 		rc, ec := c.Roster, c.Empty
-		stored := "none"
-		if rc.StoredCount != nil {
-			stored = fmt.Sprint(*rc.StoredCount)
-		}
 		verdict := "ok"
 		if problems := append(slices.Clone(rc.Problems), ec.Problems...); len(problems) > 0 {
 			verdict = "**" + strings.Join(problems, "; ") + "**"
 		}
-		fmt.Fprintf(&b, "| %d | %d | %d / %d | %d | %d | %d / %s / %d | %s, %s | %d × | %s | %s |\n",
+		fmt.Fprintf(&b, "| %d | %d | %d / %d | %d | %d | %d / %d | %s, %s | %d × | %s | %s |\n",
 			c.Processes, c.Crowd, rc.Acknowledged-rc.AckMissing, rc.Acknowledged, rc.LateListed, rc.BadSessionCounts,
-			rc.Listed, stored, rc.CollectionCount, repairCell(c.JoinRepairs, c.JoinRepairFailures), repairCell(c.LeaveRepairs, c.LeaveRepairFails),
+			rc.Listed, rc.CollectionCount, repairCell(c.JoinRepairs, c.JoinRepairFailures), repairCell(c.LeaveRepairs, c.LeaveRepairFails),
 			ec.Transitions, yesNo(ec.GenerationBefore == ec.GenerationAfter), verdict)
 	}
 
@@ -143,7 +141,7 @@ func otherOutcomes(s BurstSummary) string {
 // FleetPlot plots p99 latency against the number of processes, one line per
 // crowd, room layout and operation (separate rooms dashed).
 func FleetPlot(r *FleetReport) string {
-	var series []Series
+	var series []render.Series
 	for _, rooms := range []string{"one", "separate"} {
 		for i, crowd := range r.Crowds {
 			for j, op := range []string{"join", "leave"} {
@@ -152,8 +150,8 @@ func FleetPlot(r *FleetReport) string {
 					label = fmt.Sprintf("%d rooms", crowd)
 				}
 				// A case and its floor share a colour; the floor is dashed.
-				s := Series{Name: fmt.Sprintf("%d, %s, %s", crowd, label, op), Dashed: rooms == "separate",
-					Color: palette[(2*i+j)%len(palette)]}
+				s := render.Series{Name: fmt.Sprintf("%d, %s, %s", crowd, label, op), Dashed: rooms == "separate",
+					Color: render.PaletteColor(2*i + j)}
 				for _, n := range r.Processes {
 					if c := findCase(r.Cases, n, crowd, rooms); c != nil && c.burst(op).Attempts > 0 {
 						s.X = append(s.X, float64(n))
@@ -164,6 +162,6 @@ func FleetPlot(r *FleetReport) string {
 			}
 		}
 	}
-	return Plot{Title: fmt.Sprintf("Crowd p99 vs processes (%.0f s = client timeout)", r.TimeoutSeconds),
+	return render.Plot{Title: fmt.Sprintf("Crowd p99 vs processes (%.0f s = client timeout)", r.TimeoutSeconds),
 		XLabel: "roomlease-dev processes", YLabel: "p99 latency, seconds (log)", LogY: true, Series: series}.SVG()
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 func ms(v float64) string {
@@ -26,7 +28,7 @@ func ms(v float64) string {
 func secs(v float64) string { return fmt.Sprintf("%.2f s", v/1000) }
 
 // LatencyRow formats a Summary as table cells: n | p50 | p95 | p99 | max.
-func LatencyRow(s Summary) string {
+func LatencyRow(s workload.Summary) string {
 	if s.N == 0 {
 		return "0 | – | – | – | –"
 	}
@@ -34,7 +36,7 @@ func LatencyRow(s Summary) string {
 }
 
 // SecondsRow formats a Summary of long durations in seconds.
-func SecondsRow(s Summary) string {
+func SecondsRow(s workload.Summary) string {
 	if s.N == 0 {
 		return "0 | – | – | – | –"
 	}
@@ -42,12 +44,12 @@ func SecondsRow(s Summary) string {
 }
 
 // WorkloadMarkdown renders a workload run's tables.
-func WorkloadMarkdown(r *WorkloadReport) string {
+func WorkloadMarkdown(r *workload.WorkloadReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s: %d rooms, %d users, heartbeat %.0f s, lease %.0f s, grace %.0f s (%.0f s run)\n\n",
 		r.Name, r.Rooms, r.Users, r.HeartbeatSecs, r.LeaseSecs, r.GraceSecs, r.ElapsedSecs)
 	b.WriteString("| HTTP operation | n | p50 | p95 | p99 | max | per second | 2xx | 4xx | 5xx | transport errors |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, op := range Ops {
+	for _, op := range workload.Ops {
 		o := r.Ops[op]
 		fmt.Fprintf(&b, "| %s | %s | %.1f | %d | %d | %d | %d |\n", op, LatencyRow(o.Latency), o.PerSecond, o.OK, o.Client4xx, o.Server5xx, o.Transport)
 	}
@@ -85,7 +87,7 @@ func WorkloadMarkdown(r *WorkloadReport) string {
 }
 
 // SoakMarkdown renders the soak's report.
-func SoakMarkdown(r *WorkloadReport) string {
+func SoakMarkdown(r *workload.WorkloadReport) string {
 	var b strings.Builder
 	b.WriteString(WorkloadMarkdown(r))
 	var five int64
@@ -165,8 +167,8 @@ func NaiveMarkdown(res naiveResult) string {
 			continue
 		}
 		n, bare := idx[fmt.Sprintf("naive/%d", r.Size)], idx[fmt.Sprintf("bare transaction/%d", r.Size)]
-		fmt.Fprintf(&b, "| %d | %.1f× | %s | %.2f× |\n", r.Size, Ratio(n.Latency.P99, r.Latency.P99),
-			deliveriesRatio(n.Deliveries, r.Deliveries), Ratio(r.Latency.P99, bare.Latency.P99))
+		fmt.Fprintf(&b, "| %d | %.1f× | %s | %.2f× |\n", r.Size, workload.Ratio(n.Latency.P99, r.Latency.P99),
+			deliveriesRatio(n.Deliveries, r.Deliveries), workload.Ratio(r.Latency.P99, bare.Latency.P99))
 	}
 	b.WriteString("\n| burst of simultaneous joins into one room | joins | succeeded | p50 | p95 | p99 | max | wall time | listener deliveries | reads | writes | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, x := range res.Bursts {
@@ -175,8 +177,8 @@ func NaiveMarkdown(res naiveResult) string {
 	}
 	for _, h := range res.HTTP {
 		if h.Kind == "burst" {
-			j := h.Report.Ops[OpJoin]
-			fmt.Fprintf(&b, "| roomlease (HTTP) | %d | %d (%.1f%%) | %s | %s | %s | %s | %.1f s | – | – | – | %v |\n", h.Size, j.OK, 100*Ratio(float64(j.OK), float64(h.Size)),
+			j := h.Report.Ops[workload.OpJoin]
+			fmt.Fprintf(&b, "| roomlease (HTTP) | %d | %d (%.1f%%) | %s | %s | %s | %s | %.1f s | – | – | – | %v |\n", h.Size, j.OK, 100*workload.Ratio(float64(j.OK), float64(h.Size)),
 				ms(j.Latency.P50), ms(j.Latency.P95), ms(j.Latency.P99), ms(j.Latency.Max), h.WallSecs, j.Codes)
 		}
 	}

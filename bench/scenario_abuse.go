@@ -13,6 +13,8 @@ import (
 	"github.com/roomlease/roomlease/client"
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // abuseAttempts is the attack of issue 11: one uid, this many joins with
@@ -25,7 +27,7 @@ type abuseResult struct {
 	Read   RosterCost   `json:"roomRead"`
 	// Workload is the ordinary users in other rooms, crashing (ghosts) and
 	// departing (teardowns) while the abuser runs.
-	Workload *WorkloadReport `json:"workload"`
+	Workload *workload.WorkloadReport `json:"workload"`
 	// Targets are those of the other scenarios (the README's operating
 	// defaults): ghost time p99 ≤ lease + 1 s, teardown lag p99 ≤ grace + 1 s.
 	GhostTargetMs    float64 `json:"ghostTimeP99TargetMs"`
@@ -41,11 +43,11 @@ type AbuserReport struct {
 	Concurrency     int              `json:"concurrency"`
 	// StartSecs and EndSecs place the attempts within the scenario, whose
 	// ordinary workload starts at 0 and ends at Workload.ElapsedSecs.
-	StartSecs   float64 `json:"startSeconds"`
-	EndSecs     float64 `json:"endSeconds"`
-	JoinLatency Summary `json:"joinLatency"`
-	Heartbeats  int64   `json:"heartbeatsOfAcceptedSessions"`
-	HBErrors    int64   `json:"heartbeatErrors"`
+	StartSecs   float64          `json:"startSeconds"`
+	EndSecs     float64          `json:"endSeconds"`
+	JoinLatency workload.Summary `json:"joinLatency"`
+	Heartbeats  int64            `json:"heartbeatsOfAcceptedSessions"`
+	HBErrors    int64            `json:"heartbeatErrors"`
 }
 
 // RosterCost is one room read of the abused room by a participant: the HTTP
@@ -85,7 +87,7 @@ func runAbuse(ctx context.Context, o Options) error {
 		abuse := make(chan error, 1)
 		go func() { abuse <- runAbuser(ctx, o, url, client, start, span, hb, &res) }()
 		var err error
-		res.Workload, err = NewWorkload(cfg, url, client).Run(ctx)
+		res.Workload, err = workload.NewWorkload(cfg, url, client).Run(ctx)
 		if aerr := <-abuse; aerr != nil {
 			return aerr
 		}
@@ -112,13 +114,13 @@ func runAbuse(ctx context.Context, o Options) error {
 // bystander read the room once and measures that read's reads.
 func runAbuser(ctx context.Context, o Options, url string, fs *firestore.Client, start time.Time, span, hb time.Duration, res *abuseResult) error {
 	const concurrency = 4
-	api := NewAPI(url)
+	api := workload.NewAPI(url)
 	hc := &http.Client{Timeout: 30 * time.Second}
-	uid, token, err := SignUp(ctx, hc, o.AuthHost)
+	uid, token, err := workload.SignUp(ctx, hc, o.AuthHost)
 	if err != nil {
 		return err
 	}
-	byUID, byToken, err := SignUp(ctx, hc, o.AuthHost)
+	byUID, byToken, err := workload.SignUp(ctx, hc, o.AuthHost)
 	if err != nil {
 		return err
 	}
@@ -190,7 +192,7 @@ func runAbuser(ctx context.Context, o Options, url string, fs *firestore.Client,
 	}
 	for i := range abuseAttempts {
 		if wait := time.Until(start.Add(span * time.Duration(i) / abuseAttempts)); wait > 0 {
-			sleepCtx(ctx, wait)
+			workload.SleepCtx(ctx, wait)
 		}
 		if ctx.Err() != nil {
 			break
@@ -205,7 +207,7 @@ func runAbuser(ctx context.Context, o Options, url string, fs *firestore.Client,
 	res.Abuser.EndSecs = time.Since(start).Seconds()
 	res.Abuser.Attempts, res.Abuser.Concurrency = abuseAttempts, concurrency
 	res.Abuser.Accepted, res.Abuser.TooManySessions, res.Abuser.Other = accepted.Load(), refused.Load(), other
-	res.Abuser.JoinLatency = api.Reports(time.Since(start))[OpJoin].Latency
+	res.Abuser.JoinLatency = api.Reports(time.Since(start))[workload.OpJoin].Latency
 
 	// One read by a participant, while the abuser's sessions are live.
 	var snap client.RoomSnapshot

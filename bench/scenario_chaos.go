@@ -13,6 +13,8 @@ import (
 	"cloud.google.com/go/firestore"
 
 	"github.com/roomlease/roomlease/functions/httpapi"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // ChaosConfig shapes `scripts/bench chaos`: users churning through several
@@ -129,9 +131,9 @@ type ChaosReport struct {
 	// user succeeded for stallGap or longer.
 	Stalls []ChaosStall `json:"stalls"`
 
-	Counts  map[string]int64 `json:"counts"`
-	Actions map[string]int   `json:"chaosActions"`
-	Latency map[Op]Summary   `json:"latency"`
+	Counts  map[string]int64                 `json:"counts"`
+	Actions map[string]int                   `json:"chaosActions"`
+	Latency map[workload.Op]workload.Summary `json:"latency"`
 
 	RosterReads    int              `json:"rosterReads"`
 	RosterChecks   int              `json:"rosterUserChecks"`
@@ -163,7 +165,7 @@ type chaosRun struct {
 	users     []*chaosUser
 	userByUID map[string]*chaosUser
 	churning  atomic.Bool
-	latency   map[Op]*Dist
+	latency   map[workload.Op]*workload.Dist
 
 	mu              sync.Mutex
 	events          map[string]int64
@@ -251,7 +253,7 @@ func RunChaos(ctx context.Context, o Options, cfg ChaosConfig) error {
 	defer client.Close()
 	began := time.Now()
 	c := &chaosRun{cfg: cfg, client: client, database: database, prefix: fmt.Sprintf("chaos-%d-", began.Unix()), userByUID: map[string]*chaosUser{},
-		latency: map[Op]*Dist{OpJoin: {}, OpHeartbeat: {}, OpLeave: {}}, events: map[string]int64{},
+		latency: map[workload.Op]*workload.Dist{workload.OpJoin: {}, workload.OpHeartbeat: {}, workload.OpLeave: {}}, events: map[string]int64{},
 		violationCounts: map[string]int{}, detailCounts: map[string]int{}, revisions: newRevisionTracker(), lastShards: map[string]string{}}
 	for i := range cfg.Rooms {
 		c.rooms = append(c.rooms, fmt.Sprintf("%s%d", c.prefix, i))
@@ -280,7 +282,7 @@ func RunChaos(ctx context.Context, o Options, cfg ChaosConfig) error {
 	o.Log(fmt.Sprintf("chaos: starting %d roomlease-dev processes, each with its sweeper (heartbeat %v, lease %v, grace %v)", cfg.Processes, cfg.Heartbeat, cfg.Lease, cfg.Grace))
 	port := cfg.Port
 	if port == 0 {
-		if port, err = FreePort(); err != nil {
+		if port, err = workload.FreePort(); err != nil {
 			return err
 		}
 	}
@@ -315,7 +317,7 @@ func RunChaos(ctx context.Context, o Options, cfg ChaosConfig) error {
 	chaosDone := make(chan struct{})
 	go func() { defer close(chaosDone); procs.runChaos(chaosCtx, ctx, cfg.Chaos) }()
 	for chaosCtx.Err() == nil {
-		sleepCtx(chaosCtx, 30*time.Second)
+		workload.SleepCtx(chaosCtx, 30*time.Second)
 		c.progress(time.Until(chaosStart.Add(cfg.Duration)))
 	}
 	<-chaosDone
@@ -351,7 +353,7 @@ func (c *chaosRun) awaitDrain(ctx context.Context, departed time.Time) (leftover
 	cfg := c.cfg
 	minWait := max(cfg.Lease+cfg.Grace+3*5*time.Second, cfg.AmbiguityWindow)
 	deadline := departed.Add(cfg.DrainWait)
-	sleepCtx(ctx, minWait)
+	workload.SleepCtx(ctx, minWait)
 	for {
 		left, err := c.inspectLeftovers(ctx)
 		if err == nil && left.clean() {
@@ -364,7 +366,7 @@ func (c *chaosRun) awaitDrain(ctx context.Context, departed time.Time) (leftover
 		if !time.Now().Before(deadline) || ctx.Err() != nil {
 			return left, err
 		}
-		sleepCtx(ctx, 3*time.Second)
+		workload.SleepCtx(ctx, 3*time.Second)
 	}
 }
 
@@ -382,7 +384,7 @@ func (c *chaosRun) buildReport(began time.Time, chaosSecs, drainSecs float64, le
 	rep := &ChaosReport{Started: began.UTC().Format(time.RFC3339), Seed: cfg.Seed, Processes: cfg.Processes, Users: cfg.Users, Rooms: cfg.Rooms,
 		HeartbeatSeconds: cfg.Heartbeat.Seconds(), LeaseSeconds: cfg.Lease.Seconds(), GraceSeconds: cfg.Grace.Seconds(),
 		ChaosSeconds: chaosSecs, DrainSeconds: drainSecs, ElapsedSeconds: time.Since(began).Seconds(), AmbiguitySeconds: cfg.AmbiguityWindow.Seconds(),
-		Actions: c.procs.counts(), Timeline: c.procs.timeline(), ServerLogs: c.procs.logDir, Latency: map[Op]Summary{},
+		Actions: c.procs.counts(), Timeline: c.procs.timeline(), ServerLogs: c.procs.logDir, Latency: map[workload.Op]workload.Summary{},
 		KeptDocuments: map[string]int{}}
 	for op, d := range c.latency {
 		rep.Latency[op] = d.Summary()

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // CloudPrices are the list prices the cost scenario assumes, US$. Each has
@@ -226,8 +228,8 @@ func beforeCounts(md string) (hbR, hbW, joinR, joinW, leaveR, leaveW float64, er
 // costInputs are the result files the cost scenario compares.
 type costInputs struct {
 	Before, After         []SettingRun
-	BeforeLoad, AfterLoad *WorkloadReport
-	BeforeSoak, AfterSoak *WorkloadReport
+	BeforeLoad, AfterLoad *workload.WorkloadReport
+	BeforeSoak, AfterSoak *workload.WorkloadReport
 	Sweep                 sweepResult
 }
 
@@ -320,7 +322,7 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 			bf.Report.FalseRemovals, a.Report.FalseRemovals)
 	}
 	b.WriteString("\n| run (5 s / 15 s) | ghost p50 | ghost p99 | ghost max | beyond lease p99 | crashes (n) | false removals | heartbeats rejected after the lease end |\n|---|---|---|---|---|---|---|---|\n")
-	row := func(name string, bf, a *WorkloadReport) {
+	row := func(name string, bf, a *workload.WorkloadReport) {
 		if bf == nil || a == nil || a.Name == "" {
 			fmt.Fprintf(&b, "| %s | not run | | | | | | |\n", name)
 			return

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // FleetConfig shapes the fleet scenario: crowds joining and leaving one room
@@ -119,7 +121,7 @@ func RunFleet(ctx context.Context, o Options, fc FleetConfig) error {
 // scheduled Sweep would beside many Presence instances), runs every crowd
 // through them, and stops them.
 func runFleetSize(ctx context.Context, o Options, fc FleetConfig, client *firestore.Client, users []crowdUser, prefix string, n int) ([]FleetCase, error) {
-	var servers []*Server
+	var servers []*workload.Server
 	defer func() {
 		for _, s := range servers {
 			s.Stop()
@@ -129,7 +131,7 @@ func runFleetSize(ctx context.Context, o Options, fc FleetConfig, client *firest
 	for i := range n {
 		port := fc.Port + i
 		if fc.Port == 0 {
-			p, err := FreePort()
+			p, err := workload.FreePort()
 			if err != nil {
 				return nil, err
 			}
@@ -140,27 +142,27 @@ func runFleetSize(ctx context.Context, o Options, fc FleetConfig, client *firest
 		// A port inside the kernel's ephemeral range can be held for a
 		// while by some outgoing connection (the crowd opens hundreds); a
 		// few patient retries ride that out, and the error names the port.
-		var s *Server
+		var s *workload.Server
 		var err error
 		for attempt := 0; attempt < 3; attempt++ {
-			if s, err = StartServerOnPort(ctx, o.ServerBin, port, env, logPath, args...); err == nil {
+			if s, err = workload.StartServerOnPort(ctx, o.ServerBin, port, env, logPath, args...); err == nil {
 				break
 			}
-			sleepCtx(ctx, 2*time.Second)
+			workload.SleepCtx(ctx, 2*time.Second)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("port %d: %w", port, err)
 		}
 		servers = append(servers, s)
 	}
-	apis := make([]*API, n)
+	apis := make([]*workload.API, n)
 	for i, s := range servers {
-		apis[i] = NewAPI(s.URL)
+		apis[i] = workload.NewAPI(s.URL)
 		apis[i].HTTP.Timeout = fleetTimeout
 		defer apis[i].HTTP.CloseIdleConnections()
 	}
 	// The unmeasured helper: a patient client of the first process.
-	helper := NewAPI(servers[0].URL)
+	helper := workload.NewAPI(servers[0].URL)
 	helper.HTTP.Timeout = 30 * time.Second
 	defer helper.HTTP.CloseIdleConnections()
 
@@ -189,7 +191,7 @@ func runFleetSize(ctx context.Context, o Options, fc FleetConfig, client *firest
 // into a room of its own: no measured request pays for a process's first
 // connection to Firestore, and the first fleet measured does not pay for
 // the emulator's warm-up alone.
-func warmUp(ctx context.Context, apis []*API, users []crowdUser, prefix string) {
+func warmUp(ctx context.Context, apis []*workload.API, users []crowdUser, prefix string) {
 	var members []*crowdMember
 	for i := range users {
 		members = append(members, &crowdMember{user: users[i], room: fmt.Sprintf("%s-%d", prefix, i)})
@@ -211,7 +213,7 @@ func signUpCrowd(ctx context.Context, o Options, scenario string, n int) ([]crow
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			uid, tok, err := SignUp(ctx, hc, o.AuthHost)
+			uid, tok, err := workload.SignUp(ctx, hc, o.AuthHost)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && firstErr == nil {

@@ -6,17 +6,19 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // churnConfig is the lifecycle workload: rooms of users with second tabs,
 // a steady phase, random crashes, leaves, reconnects and tab changes, then
 // everyone departs (half the rooms by leave, half by crash).
-func churnConfig(o Options, name string, rooms, per int, hb, lease, grace time.Duration) WorkloadConfig {
+func churnConfig(o Options, name string, rooms, per int, hb, lease, grace time.Duration) workload.WorkloadConfig {
 	churn := 90 * time.Second
 	if o.Quick {
 		churn = 20 * time.Second
 	}
-	return WorkloadConfig{Name: name, RoomPrefix: fmt.Sprintf("%s-%d", name, time.Now().Unix()), Rooms: rooms, PerRoom: per,
+	return workload.WorkloadConfig{Name: name, RoomPrefix: fmt.Sprintf("%s-%d", name, time.Now().Unix()), Rooms: rooms, PerRoom: per,
 		TwoTabs: 0.3, Steady: 3 * hb, Churn: churn,
 		CrashProb: 0.03, LeaveProb: 0.02, TabToggleProb: 0.02, TabCrashProb: 0.01, RoomSwitchProb: 0.2, ReconnectEarly: 0.3,
 		ReadEveryTicks: 4, Grace: grace, Drain: true, DrainWait: lease + grace + 45*time.Second,
@@ -32,12 +34,12 @@ func runLoad(ctx context.Context, o Options) error {
 	if o.Quick {
 		rooms, per = 4, 5
 	}
-	var rep *WorkloadReport
+	var rep *workload.WorkloadReport
 	err := withStack(ctx, o, "load", hb, lease, grace, func(url string, pid int, client *firestore.Client) error {
 		cfg := churnConfig(o, "load", rooms, per, hb, lease, grace)
 		cfg.ServerPID = pid
 		var err error
-		rep, err = NewWorkload(cfg, url, client).Run(ctx)
+		rep, err = workload.NewWorkload(cfg, url, client).Run(ctx)
 		return err
 	})
 	if err != nil {

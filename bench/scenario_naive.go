@@ -11,6 +11,8 @@ import (
 	"github.com/roomlease/roomlease/bench/naive"
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // naiveResult is what naive.json holds.
@@ -87,29 +89,29 @@ func runNaive(ctx context.Context, o Options) error {
 
 // HTTPRoom is a roomlease run over HTTP for the comparison.
 type HTTPRoom struct {
-	Kind     string          `json:"kind"` // room | burst
-	Size     int             `json:"size"`
-	WallSecs float64         `json:"wallSeconds"`
-	Report   *WorkloadReport `json:"report"`
+	Kind     string                   `json:"kind"` // room | burst
+	Size     int                      `json:"size"`
+	WallSecs float64                  `json:"wallSeconds"`
+	Report   *workload.WorkloadReport `json:"report"`
 }
 
 func httpRooms(ctx context.Context, o Options, sizes []int, burst int) ([]*HTTPRoom, error) {
 	var out []*HTTPRoom
 	err := withStack(ctx, o, "naive-http", 5*time.Second, 15*time.Second, 30*time.Second, func(url string, pid int, client *firestore.Client) error {
 		for _, size := range sizes {
-			cfg := WorkloadConfig{Name: fmt.Sprintf("http-room-%d", size), RoomPrefix: fmt.Sprintf("http%d-%d", size, time.Now().Unix()),
+			cfg := workload.WorkloadConfig{Name: fmt.Sprintf("http-room-%d", size), RoomPrefix: fmt.Sprintf("http%d-%d", size, time.Now().Unix()),
 				Rooms: 1, PerRoom: size, Steady: 15 * time.Second, JoinConcurrency: 4, AuthHost: o.AuthHost, Progress: o.Log}
-			rep, err := NewWorkload(cfg, url, client).Run(ctx)
+			rep, err := workload.NewWorkload(cfg, url, client).Run(ctx)
 			if err != nil {
 				return err
 			}
 			out = append(out, &HTTPRoom{Kind: "room", Size: size, Report: rep})
 		}
 		// The burst: every user joins at the same moment.
-		cfg := WorkloadConfig{Name: "http-burst", RoomPrefix: fmt.Sprintf("httpburst-%d", time.Now().Unix()), Rooms: 1, PerRoom: burst,
+		cfg := workload.WorkloadConfig{Name: "http-burst", RoomPrefix: fmt.Sprintf("httpburst-%d", time.Now().Unix()), Rooms: 1, PerRoom: burst,
 			JoinConcurrency: burst, JoinAttempts: 1, AllowNoJoin: true, AuthHost: o.AuthHost, Progress: o.Log}
 		t := time.Now()
-		rep, err := NewWorkload(cfg, url, client).Run(ctx)
+		rep, err := workload.NewWorkload(cfg, url, client).Run(ctx)
 		if err != nil {
 			return err
 		}

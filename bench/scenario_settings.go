@@ -10,6 +10,8 @@ import (
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // Prices are list-price assumptions (see BENCHMARKS.md), US$ per 100 000.
@@ -39,9 +41,9 @@ func settingsCostsOf(counts []OpCount) (settingsCosts, error) {
 
 // SettingRun is one heartbeat/lease setting.
 type SettingRun struct {
-	HeartbeatSecs float64         `json:"heartbeatSeconds"`
-	LeaseSecs     float64         `json:"leaseSeconds"`
-	Report        *WorkloadReport `json:"report"`
+	HeartbeatSecs float64                  `json:"heartbeatSeconds"`
+	LeaseSecs     float64                  `json:"leaseSeconds"`
+	Report        *workload.WorkloadReport `json:"report"`
 	// Per participant-hour: one join, an hour of heartbeats on schedule and
 	// one leave, counted exactly (participantHour).
 	Reads         float64 `json:"readsPerParticipantHour"`
@@ -70,7 +72,7 @@ func runSettings(ctx context.Context, o Options) error {
 	var runs []SettingRun
 	for _, s := range [][2]time.Duration{{2 * time.Second, 6 * time.Second}, {5 * time.Second, 15 * time.Second}, {10 * time.Second, 30 * time.Second}} {
 		name := fmt.Sprintf("settings-%.0f-%.0f", s[0].Seconds(), s[1].Seconds())
-		var rep *WorkloadReport
+		var rep *workload.WorkloadReport
 		err := withStack(ctx, o, name, s[0], s[1], grace, func(url string, pid int, client *firestore.Client) error {
 			cfg := churnConfig(o, name, 4, 8, s[0], s[1], grace)
 			// The same number of crashes per minute at every setting.
@@ -80,7 +82,7 @@ func runSettings(ctx context.Context, o Options) error {
 				cfg.Churn = 20 * time.Second
 			}
 			var err error
-			rep, err = NewWorkload(cfg, url, client).Run(ctx)
+			rep, err = workload.NewWorkload(cfg, url, client).Run(ctx)
 			return err
 		})
 		if err != nil {

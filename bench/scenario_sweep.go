@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // sweepResult is what sweep.json holds.
@@ -39,7 +41,7 @@ func runSweep(ctx context.Context, o Options) error {
 			res.Idle10k = c
 		}
 	}
-	res.Ratio = Ratio(res.Idle10k.ReadsPerPass, res.Idle10.ReadsPerPass)
+	res.Ratio = workload.Ratio(res.Idle10k.ReadsPerPass, res.Idle10.ReadsPerPass)
 	client, err := projectClient(ctx, "teardown")
 	if err != nil {
 		return err

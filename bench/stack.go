@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // serverEnv returns the environment for a roomlease-dev with these settings.
@@ -40,7 +42,7 @@ func withStack(ctx context.Context, o Options, name string, hb, lease, grace tim
 	if o.ServerBin == "" {
 		return fmt.Errorf("-server-bin is required for %s", name)
 	}
-	srv, err := StartServer(ctx, o.ServerBin, o.serverEnv(hb, lease, grace), filepath.Join(os.TempDir(), "roomlease-bench-server-"+name+".log"))
+	srv, err := workload.StartServer(ctx, o.ServerBin, o.serverEnv(hb, lease, grace), filepath.Join(os.TempDir(), "roomlease-bench-server-"+name+".log"))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/functions/sweep"
+
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // SeedRooms writes n well-formed rooms directly (BulkWriter), in the shape
@@ -25,15 +27,18 @@ func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n i
 	for i := range n {
 		id := fmt.Sprintf("%s-%05d", prefix, i)
 		room := client.Collection(firestoredb.RoomsCollection).Doc(id)
+		// The fields of roomRecord: a room carries no revision and no count
+		// of its participants (the revision lives in its shards, the count
+		// is the roster itself).
 		rec := map[string]any{
-			"roomId": id, "generation": int64(1), "revision": int64(1), "createdAt": now.Add(-time.Hour),
-			"updatedAt": now.Add(-time.Minute), "expireAt": horizon,
+			"roomId": id, "generation": int64(1), "teardownReported": false, "createdAt": now.Add(-time.Hour),
+			"updatedAt": now.Add(-time.Minute), "expireAt": horizon, "revisionExpireAt": horizon,
 		}
 		if active {
-			rec["state"], rec["participantCount"], rec["peakParticipants"] = "active", int64(1), int64(1)
+			rec["state"] = "active"
 			rec["emptySince"], rec["cleanupAfter"] = nil, nil
 		} else {
-			rec["state"], rec["participantCount"], rec["peakParticipants"] = "suspected_empty", int64(0), int64(1)
+			rec["state"] = "suspected_empty"
 			rec["emptySince"], rec["cleanupAfter"] = now.Add(-2*time.Minute), now.Add(-time.Minute)
 		}
 		j, err := bw.Set(room, rec)
@@ -45,7 +50,7 @@ func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n i
 			uid := "u" + id
 			p := room.Collection(firestoredb.ParticipantsCollection).Doc(uid)
 			j, err = bw.Set(p, map[string]any{"roomId": id, "participantId": uid, "displayName": "seed",
-				"joinedAt": now.Add(-time.Hour), "sessionCount": int64(1), "expireAt": horizon})
+				"state": map[string]any{}, "away": false, "joinedAt": now.Add(-time.Hour), "sessionCount": int64(1), "expireAt": horizon})
 			if err != nil {
 				return err
 			}
@@ -54,7 +59,7 @@ func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n i
 			j, err = bw.Set(p.Collection(firestoredb.SessionsCollection).Doc("tab-1"), map[string]any{
 				"roomId": id, "participantId": uid, "sessionId": "tab-1", "generation": int64(1),
 				"leaseExpiresAt": lease, "expireAt": lease.Add(24 * time.Hour), "createdAt": now.Add(-time.Hour),
-				"roomExpireAt": horizon, "entryExpireAt": horizon})
+				"roomExpireAt": horizon, "entryExpireAt": horizon, "away": false})
 			if err != nil {
 				return err
 			}
@@ -72,12 +77,12 @@ func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n i
 
 // SweepCost is the sweeper's cost on one population.
 type SweepCost struct {
-	Rooms         int     `json:"rooms"`
-	Passes        int     `json:"passes"`
-	ReadsPerPass  float64 `json:"readsPerIdlePass"`
-	WritesPerPass float64 `json:"writesPerIdlePass"`
-	PassLatency   Summary `json:"passLatency"`
-	SeedSeconds   float64 `json:"seedSeconds"`
+	Rooms         int              `json:"rooms"`
+	Passes        int              `json:"passes"`
+	ReadsPerPass  float64          `json:"readsPerIdlePass"`
+	WritesPerPass float64          `json:"writesPerIdlePass"`
+	PassLatency   workload.Summary `json:"passLatency"`
+	SeedSeconds   float64          `json:"seedSeconds"`
 	// NextDeadlineReads: the query the sweeper makes between passes.
 	NextDeadlineReads int64 `json:"nextDeadlineReads"`
 }
@@ -97,7 +102,7 @@ func IdleSweepCost(ctx context.Context, client *firestore.Client, n, passes int)
 	}
 	sw.Pass(ctx) // warm-up: connections, indexes
 	before := store.Ops()
-	var lat Dist
+	var lat workload.Dist
 	for range passes {
 		t := time.Now()
 		if r := sw.Pass(ctx); r.Err != nil {
@@ -157,8 +162,8 @@ func TeardownThroughput(ctx context.Context, client *firestore.Client, n int) (T
 	}
 	res.Seconds = time.Since(t0).Seconds()
 	d := store.Ops().Sub(before)
-	res.RoomsPerSecond = Ratio(float64(res.Deleted), res.Seconds)
-	res.ReadsPerRoom = Ratio(float64(d.Reads), float64(res.Deleted))
-	res.WritesPerRoom = Ratio(float64(d.Writes), float64(res.Deleted))
+	res.RoomsPerSecond = workload.Ratio(float64(res.Deleted), res.Seconds)
+	res.ReadsPerRoom = workload.Ratio(float64(d.Reads), float64(res.Deleted))
+	res.WritesPerRoom = workload.Ratio(float64(d.Writes), float64(res.Deleted))
 	return res, nil
 }

@@ -52,6 +52,8 @@ var layers = map[string]layer{
 	"client":                client,
 	"bench":                 benchmark,
 	"bench/naive":           benchmark,
+	"bench/render":          benchmark,
+	"bench/workload":        benchmark,
 	"internal/testclock":    testHelper,
 	"internal/testlog":      testHelper,
 	"internal/emulatortest": testHelper,

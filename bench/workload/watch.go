@@ -1,4 +1,4 @@
-package bench
+package workload
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	"github.com/roomlease/roomlease/functions/firestoredb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -37,7 +38,7 @@ func (rw *roomWatch) run(ctx context.Context, client *firestore.Client, ready *s
 }
 
 func (rw *roomWatch) roster(ctx context.Context, client *firestore.Client, ready func()) {
-	it := client.Collection("rooms").Doc(rw.id).Collection("participants").Snapshots(ctx)
+	it := client.Collection(firestoredb.RoomsCollection).Doc(rw.id).Collection(firestoredb.ParticipantsCollection).Snapshots(ctx)
 	defer it.Stop()
 	first := true
 	for {
@@ -92,7 +93,7 @@ func (rw *roomWatch) roster(ctx context.Context, client *firestore.Client, ready
 }
 
 func (rw *roomWatch) room(ctx context.Context, client *firestore.Client, ready func()) {
-	it := client.Collection("rooms").Doc(rw.id).Snapshots(ctx)
+	it := client.Collection(firestoredb.RoomsCollection).Doc(rw.id).Snapshots(ctx)
 	defer it.Stop()
 	first := true
 	for {

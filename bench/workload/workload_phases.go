@@ -1,4 +1,4 @@
-package bench
+package workload
 
 import (
 	"context"
@@ -119,13 +119,13 @@ func (w *Workload) joinAndStartUsers(ctx context.Context, users []*simUser) *use
 // deliveries they caused over Steady.
 func (w *Workload) measureSteady(ctx context.Context) SteadyReport {
 	cfg := w.cfg
-	sleepCtx(ctx, time.Second)
+	SleepCtx(ctx, time.Second)
 	s0, d0, r0 := w.listenerTotals()
 	hb0 := w.api.stats[OpHeartbeat].latency.Values()
 	w.steadyHB.Store(0)
 	w.steadyHBErr.Store(0)
 	t0 := time.Now()
-	sleepCtx(ctx, cfg.Steady)
+	SleepCtx(ctx, cfg.Steady)
 	s1, d1, r1 := w.listenerTotals()
 	hb1 := w.api.stats[OpHeartbeat].latency.Values()
 	steady := SteadyReport{Seconds: time.Since(t0).Seconds(), Heartbeats: w.steadyHB.Load(),
@@ -149,7 +149,7 @@ func (w *Workload) churn(ctx context.Context, start time.Time) {
 		if cfg.ProgressInterval == 0 {
 			step = time.Until(end)
 		}
-		sleepCtx(ctx, step)
+		SleepCtx(ctx, step)
 		if cfg.ProgressInterval > 0 {
 			r := w.api.Reports(time.Since(start))
 			cfg.Progress(fmt.Sprintf("%s: %.0fs left; hb ok %d 5xx %d; false removals %d; ghosts %d; teardowns %d",
@@ -178,9 +178,9 @@ func (w *Workload) drain(ctx context.Context, loops *userLoops) (roomsLeft int) 
 			if roomsLeft == 0 {
 				break
 			}
-			sleepCtx(ctx, 250*time.Millisecond)
+			SleepCtx(ctx, 250*time.Millisecond)
 		}
-		sleepCtx(ctx, 500*time.Millisecond) // let teardownSeen attribute the last ones
+		SleepCtx(ctx, 500*time.Millisecond) // let teardownSeen attribute the last ones
 	}
 	return roomsLeft
 }
@@ -205,7 +205,8 @@ func (w *Workload) listenerTotals() (snaps, changes, roomSnaps int64) {
 	return
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) {
+// SleepCtx waits d, or until ctx is done, whichever comes first.
+func SleepCtx(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

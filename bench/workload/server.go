@@ -1,4 +1,4 @@
-package bench
+package workload
 
 import (
 	"bufio"
@@ -112,8 +112,8 @@ func (s *Server) Stop() {
 	}
 }
 
-// pid is the server's PID, 0 for a nil server.
-func (s *Server) pid() int {
+// ProcessID is the server's PID, 0 for a nil server.
+func (s *Server) ProcessID() int {
 	if s == nil {
 		return 0
 	}

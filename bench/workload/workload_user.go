@@ -1,4 +1,4 @@
-package bench
+package workload
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func (w *Workload) joinTab(ctx context.Context, u *simUser, roomID, sid string) 
 		if r.Status >= 400 && r.Status < 500 && r.Code != "unavailable" {
 			return false
 		}
-		sleepCtx(ctx, time.Duration(200*(attempt+1))*time.Millisecond)
+		SleepCtx(ctx, time.Duration(200*(attempt+1))*time.Millisecond)
 	}
 	return false
 }
@@ -121,10 +121,10 @@ func (w *Workload) runUser(ctx context.Context, u *simUser, rng *rand.Rand) {
 		if ctx.Err() != nil {
 			return
 		}
-		sleepCtx(ctx, 50*time.Millisecond)
+		SleepCtx(ctx, 50*time.Millisecond)
 	}
 	// Spread the first heartbeats over one interval.
-	sleepCtx(ctx, time.Duration(rng.Int64N(int64(w.hb()))))
+	SleepCtx(ctx, time.Duration(rng.Int64N(int64(w.hb()))))
 	tick := 0
 	for ctx.Err() == nil {
 		tickStart := time.Now()
@@ -142,7 +142,7 @@ func (w *Workload) runUser(ctx context.Context, u *simUser, rng *rand.Rand) {
 		if cfg.ReadEveryTicks > 0 && tick%cfg.ReadEveryTicks == 0 && len(w.liveTabs(u)) > 0 {
 			w.api.Read(ctx, u.token, u.room)
 		}
-		sleepCtx(ctx, w.hb()-time.Since(tickStart))
+		SleepCtx(ctx, w.hb()-time.Since(tickStart))
 	}
 	if w.draining.Load() {
 		w.depart(u, w.drainByCrash(u.room))
@@ -228,7 +228,7 @@ func (w *Workload) churnEvent(ctx context.Context, u *simUser, rng *rand.Rand) b
 			off = w.leaseD() + 2*time.Second + time.Duration(rng.Float64()*float64(cfg.Grace+5*time.Second))
 			w.event("reconnectAfterLeaseEnd")
 		}
-		sleepCtx(ctx, off)
+		SleepCtx(ctx, off)
 		if off > w.leaseD() {
 			w.awaitGhostSeen(ctx, u)
 		}
@@ -239,7 +239,7 @@ func (w *Workload) churnEvent(ctx context.Context, u *simUser, rng *rand.Rand) b
 			return false
 		}
 		w.leaveAll(ctx, u)
-		sleepCtx(ctx, time.Second+time.Duration(rng.Float64()*float64(cfg.Grace)*1.2))
+		SleepCtx(ctx, time.Second+time.Duration(rng.Float64()*float64(cfg.Grace)*1.2))
 		w.rejoin(ctx, u, rng)
 		return true
 	case x < cfg.CrashProb+cfg.LeaveProb+cfg.TabToggleProb:
@@ -307,7 +307,7 @@ func (w *Workload) awaitGhostSeen(ctx context.Context, u *simUser) {
 		if seen {
 			return
 		}
-		sleepCtx(ctx, 100*time.Millisecond)
+		SleepCtx(ctx, 100*time.Millisecond)
 	}
 	if ctx.Err() == nil {
 		w.event("crashRemovalNotSeenInTime")

@@ -1,4 +1,4 @@
-package bench
+package workload
 
 // What the run records as the listeners and the API calls report it.
 

@@ -1,4 +1,4 @@
-package bench
+package render
 
 import (
 	"fmt"
@@ -33,6 +33,10 @@ type Mark struct {
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf"}
+
+// PaletteColor is the i-th colour of the palette the plots draw from,
+// cycling, for a Series.Color that pairs related lines.
+func PaletteColor(i int) string { return palette[i%len(palette)] }
 
 func esc(s string) string {
 	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
