@@ -160,11 +160,20 @@ func (c *Client) HeartbeatAway(ctx context.Context, roomID, sessionID string, ge
 	}{sessionID, generation, away}
 	var out Beat
 	sent, received, err := c.call(ctx, http.MethodPost, roomPath(roomID, "heartbeat"), body, &out)
+	// A change of mode gives a fresh lease of the new mode's length, which
+	// the reply states: sampling with the old one would put the server's
+	// clock off by the difference (minutes, from present to away).
+	if out.LeaseSeconds > 0 {
+		lease = out.Lease()
+	}
 	if err == nil && lease > 0 {
 		c.server.sample(out.LeaseExpiresAt.Add(-lease), sent, received)
 	}
 	return out, err
 }
+
+// Lease returns the lease length of the session's mode.
+func (b Beat) Lease() time.Duration { return seconds(b.LeaseSeconds) }
 
 // StateResult is the answer to SetState: the stored state and the room's
 // revision after it.

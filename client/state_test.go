@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/roomlease/roomlease/client"
 )
@@ -136,6 +137,11 @@ func TestSession_SetAway(t *testing.T) {
 	if got := a.Joined(); got.Heartbeat() <= present.Heartbeat() || got.Lease() <= present.Lease() {
 		t.Fatalf("away intervals not adopted: heartbeat %v lease %v (present %v, %v)",
 			got.Heartbeat(), got.Lease(), present.Heartbeat(), present.Lease())
+	}
+	// The away reply's fresh lease is the away one: the server clock
+	// estimated from it stays the local server's (same machine).
+	if off := ada.ServerNow().Sub(time.Now()); off > 5*time.Second || off < -5*time.Second {
+		t.Fatalf("server clock estimated %v off after going away", off)
 	}
 	mid, _ := g.Room(ctx)
 	if mid.Revision != before.Revision+1 {
