@@ -4,16 +4,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRoomleaseClient } from '@roomlease/client/node';
-import { loadConfig, newUser, recordingFetch, roomName, until } from './helpers.mjs';
+import { holdableTimers, loadConfig, newUser, recordingFetch, roomName, until } from './helpers.mjs';
 
 describe('@roomlease/client state, away and events', () => {
   let config;
   const cleanups = [];
 
-  async function clientFor(name) {
+  async function clientFor(name, options = {}) {
     const user = await newUser(config);
     const rec = recordingFetch();
-    const client = createRoomleaseClient({ apiUrl: config.apiUrl, auth: user.auth, app: user.app, firestoreEmulator: user.firestoreEmulator, fetch: rec.fetch });
+    const client = createRoomleaseClient({ apiUrl: config.apiUrl, auth: user.auth, app: user.app, firestoreEmulator: user.firestoreEmulator, fetch: rec.fetch, ...options });
     cleanups.push(async () => {
       client.close();
       await user.close();
@@ -55,11 +55,16 @@ describe('@roomlease/client state, away and events', () => {
 
   test('a setState under a superseded generation joins again and the state lands', async () => {
     const room = roomName('js-state-stale');
-    const ada = await clientFor('Ada');
+    // Ada's heartbeat loop is held, so that it is setState, not a heartbeat
+    // that meets the 409 first and rejoins.
+    const timers = holdableTimers();
+    cleanups.push(async () => timers.dispose());
+    const ada = await clientFor('Ada', { timers });
     const grace = await clientFor('Grace');
     const a = await ada.client.join(room, { displayName: 'Ada' });
     const g = await grace.client.join(room, { displayName: 'Grace' });
     const old = a.generation;
+    timers.hold();
     // Another join of the same session id (a duplicated tab, a late retry)
     // supersedes this generation.
     await ada.client._api.call('POST', a._path('join'), { sessionId: a.sessionId });
@@ -68,6 +73,7 @@ describe('@roomlease/client state, away and events', () => {
     assert.equal(a.status, 'joined');
     assert.ok(ada.rec.of('state').some((c) => c.status === 409), 'the first setState got 409');
     await until('Grace sees Ada green', () => entry(g, ada.user.uid)?.state.colour === 'green', 10_000);
+    timers.release();
   });
 
   test('away shows on the other roster once, heartbeats at once, adopts the longer interval, and never drops the user', async () => {
@@ -89,6 +95,9 @@ describe('@roomlease/client state, away and events', () => {
     await until('a heartbeat went at once', () => ada.rec.of('heartbeat').length > beats, 5_000);
     await until('Grace sees Ada away', () => entry(g, ada.user.uid)?.away === true, 10_000);
     await until('Ada adopted the away interval', () => a.heartbeatSeconds > present, 5_000);
+    // The away reply's fresh lease is the away one: sampled with it, the
+    // estimated server clock stays that of this machine's server.
+    assert.ok(Math.abs(ada.client.clockOffsetMs) < 5_000, `server clock estimated ${ada.client.clockOffsetMs} ms off after going away`);
     assert.equal((await g.refresh()).revision, revision + 1, 'away is one visible change');
     ada.client.setAwayAll(true); // unchanged: nothing sent, nothing changes
     await a._beat();
