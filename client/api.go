@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 )
@@ -53,10 +54,27 @@ func (c *Client) Config(ctx context.Context) (ServerConfig, error) {
 
 // Participant is a live roster entry as the room read reports it.
 type Participant struct {
+	ParticipantID string `json:"participantId"`
+	DisplayName   string `json:"displayName"`
+	// PhotoURL is the picture of the user's verified token, if it has one.
+	PhotoURL string `json:"photoURL,omitempty"`
+	// State is the user's state object, {} when none was set.
+	State json.RawMessage `json:"state"`
+	// Away is true when every live session of the user is away.
+	Away         bool      `json:"away"`
+	SessionCount int       `json:"sessionCount"`
+	JoinedAt     time.Time `json:"joinedAt"`
+}
+
+// Departure is a user who left the roster recently: for the server's
+// ROOMLEASE_RECENTLY_LEFT after leaving, unless they are back on the roster.
+type Departure struct {
 	ParticipantID string    `json:"participantId"`
 	DisplayName   string    `json:"displayName"`
-	SessionCount  int       `json:"sessionCount"`
-	JoinedAt      time.Time `json:"joinedAt"`
+	PhotoURL      string    `json:"photoURL,omitempty"`
+	LeftAt        time.Time `json:"leftAt"`
+	// Reason is "left", "expired" or "evicted".
+	Reason string `json:"reason"`
 }
 
 // RoomSnapshot is a consistent read of a room: its live roster and the
@@ -66,6 +84,7 @@ type RoomSnapshot struct {
 	State        string        `json:"state"`
 	Revision     int64         `json:"revision"`
 	Participants []Participant `json:"participants"`
+	RecentlyLeft []Departure   `json:"recentlyLeft"`
 }
 
 type sessionBody struct {
@@ -81,10 +100,17 @@ type sessionBody struct {
 // Returns ErrInvalidArgument for a bad id, ErrPermissionDenied when the
 // room's policy refuses the user, ErrRoomFull at the cap.
 func (c *Client) Join(ctx context.Context, roomID, sessionID string, displayName *string) (Joined, error) {
-	body := struct {
-		SessionID   string  `json:"sessionId"`
-		DisplayName *string `json:"displayName,omitempty"`
-	}{sessionID, displayName}
+	return c.join(ctx, roomID, joinBody{SessionID: sessionID, DisplayName: displayName})
+}
+
+type joinBody struct {
+	SessionID   string          `json:"sessionId"`
+	DisplayName *string         `json:"displayName,omitempty"`
+	State       json.RawMessage `json:"state,omitempty"`
+	Away        bool            `json:"away,omitempty"`
+}
+
+func (c *Client) join(ctx context.Context, roomID string, body joinBody) (Joined, error) {
 	var out Joined
 	sent, received, err := c.call(ctx, http.MethodPost, roomPath(roomID, "join"), body, &out)
 	if err == nil {
@@ -107,6 +133,77 @@ func (c *Client) Heartbeat(ctx context.Context, roomID, sessionID string, genera
 		c.server.sample(out.LeaseExpiresAt.Add(-lease), sent, received)
 	}
 	return out.LeaseExpiresAt, err
+}
+
+// Beat is the answer to a heartbeat that said whether the session is away.
+type Beat struct {
+	LeaseExpiresAt time.Time `json:"leaseExpiresAt"`
+	// Away is the session's mode now; LeaseSeconds and HeartbeatSeconds are
+	// the lease and interval that go with it (an away session's are longer).
+	Away             bool    `json:"away"`
+	LeaseSeconds     float64 `json:"leaseSeconds"`
+	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
+}
+
+// HeartbeatAway renews the lease of sessionID at generation as Heartbeat
+// does, and sets whether the session is away. A change of it is a visible
+// change (the roster entry's away, when it flips for the user); the same
+// value as before writes nothing more than a heartbeat.
+//
+// Returns ErrStaleGeneration when the session is gone, superseded or its
+// lease has ended: join again.
+func (c *Client) HeartbeatAway(ctx context.Context, roomID, sessionID string, generation int64, lease time.Duration, away bool) (Beat, error) {
+	body := struct {
+		SessionID  string `json:"sessionId"`
+		Generation int64  `json:"generation"`
+		Away       bool   `json:"away"`
+	}{sessionID, generation, away}
+	var out Beat
+	sent, received, err := c.call(ctx, http.MethodPost, roomPath(roomID, "heartbeat"), body, &out)
+	// A change of mode gives a fresh lease of the new mode's length, which
+	// the reply states: sampling with the old one would put the server's
+	// clock off by the difference (minutes, from present to away).
+	if out.LeaseSeconds > 0 {
+		lease = out.Lease()
+	}
+	if err == nil && lease > 0 {
+		c.server.sample(out.LeaseExpiresAt.Add(-lease), sent, received)
+	}
+	return out, err
+}
+
+// Lease returns the lease length of the session's mode.
+func (b Beat) Lease() time.Duration { return seconds(b.LeaseSeconds) }
+
+// StateResult is the answer to SetState: the stored state and the room's
+// revision after it.
+type StateResult struct {
+	State    json.RawMessage `json:"state"`
+	Revision int64           `json:"revision"`
+}
+
+// SetState replaces this user's state in roomID with state, a value that
+// marshals to a JSON object (a json.RawMessage is sent as is). State is per
+// user: the last writer among the user's sessions wins. It never renews a
+// lease.
+//
+// Returns ErrStaleGeneration unless the session holds generation and a
+// live lease, ErrPayloadTooLarge or ErrInvalidArgument for a state over the
+// server's size or depth limit (nothing is written), ErrRateLimited when
+// the user updates faster than the server allows.
+func (c *Client) SetState(ctx context.Context, roomID, sessionID string, generation int64, state any) (StateResult, error) {
+	raw, err := json.Marshal(state)
+	if err != nil {
+		return StateResult{}, err
+	}
+	body := struct {
+		SessionID  string          `json:"sessionId"`
+		Generation int64           `json:"generation"`
+		State      json.RawMessage `json:"state"`
+	}{sessionID, generation, raw}
+	var out StateResult
+	_, _, err = c.call(ctx, http.MethodPost, roomPath(roomID, "state"), body, &out)
+	return out, err
 }
 
 // LeaveResult is what a leave did.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -48,6 +49,11 @@ type SessionOptions struct {
 	// DisplayName is sent with every join, including rejoins (a rejoin
 	// after expiry creates the roster entry anew). nil keeps the name.
 	DisplayName *string
+	// State, if set, is the user's state to join with (see SetState): a
+	// value that marshals to a JSON object.
+	State any
+	// Away starts the session away (see SetAway).
+	Away bool
 	// OnEvent, if set, is called while a heartbeat or rejoin holds the
 	// session: keep it quick, and do not call Beat or Leave from it (they
 	// wait for that heartbeat to finish).
@@ -66,7 +72,10 @@ type Session struct {
 
 	mu     sync.Mutex
 	joined Joined // the latest join, with LeaseExpiresAt moved by heartbeats
-	why    error  // why the session ends; set once, with beatMu held too
+	// and its intervals by heartbeats that answered the away mode
+	away  bool            // what every heartbeat and rejoin says
+	state json.RawMessage // the last state set, sent again with a rejoin
+	why   error           // why the session ends; set once, with beatMu held too
 
 	beatMu   sync.Mutex // one heartbeat, rejoin or leave at a time
 	wake     chan struct{}
@@ -98,11 +107,19 @@ func (c *Client) JoinRoom(ctx context.Context, roomID string, opts SessionOption
 		}
 		opts.SessionID = hex.EncodeToString(b)
 	}
-	j, err := c.Join(ctx, roomID, opts.SessionID, opts.DisplayName)
+	var state json.RawMessage
+	if opts.State != nil {
+		raw, err := json.Marshal(opts.State)
+		if err != nil {
+			return nil, err
+		}
+		state = raw
+	}
+	j, err := c.join(ctx, roomID, joinBody{SessionID: opts.SessionID, DisplayName: opts.DisplayName, State: state, Away: opts.Away})
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{c: c, ctx: ctx, roomID: roomID, opts: opts, joined: j,
+	s := &Session{c: c, ctx: ctx, roomID: roomID, opts: opts, joined: j, away: opts.Away, state: state,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{}), done: make(chan struct{})}
 	go s.loop()
 	return s, nil
@@ -294,25 +311,37 @@ func (s *Session) Beat(ctx context.Context) error {
 	if why := s.endingErr(); why != nil {
 		return why
 	}
-	j := s.Joined()
+	s.mu.Lock()
+	j, away := s.joined, s.away
+	s.mu.Unlock()
 	hctx, cancel := context.WithTimeoutCause(ctx, s.heartbeatTimeout(j), ErrTimeout)
-	end, err := s.c.Heartbeat(hctx, s.roomID, s.opts.SessionID, j.Generation, j.Lease())
+	beat, err := s.c.HeartbeatAway(hctx, s.roomID, s.opts.SessionID, j.Generation, j.Lease(), away)
 	cancel()
 	if err == nil {
 		s.mu.Lock()
 		if s.joined.Generation == j.Generation {
-			s.joined.LeaseExpiresAt = end
+			s.joined.LeaseExpiresAt = beat.LeaseExpiresAt
+			// An away session holds a longer lease and beats less often:
+			// the reply says both for the mode the session is now in.
+			if beat.LeaseSeconds > 0 && beat.HeartbeatSeconds > 0 {
+				s.joined.LeaseSeconds, s.joined.HeartbeatSeconds = beat.LeaseSeconds, beat.HeartbeatSeconds
+			}
 		}
 		s.mu.Unlock()
-		s.emit(Event{Kind: Renewed, Generation: j.Generation, LeaseExpiresAt: end})
+		s.emit(Event{Kind: Renewed, Generation: j.Generation, LeaseExpiresAt: beat.LeaseExpiresAt})
 		return nil
 	}
 	if !errors.Is(err, ErrStaleGeneration) {
 		return err
 	}
 	// The lease ended or a newer join superseded it: join again with the
-	// same session id. Retrying the old generation would never succeed.
-	nj, err := s.c.Join(ctx, s.roomID, s.opts.SessionID, s.opts.DisplayName)
+	// same session id, the mode and the last state set (an expired entry
+	// took the state with it). Retrying the old generation would never
+	// succeed.
+	s.mu.Lock()
+	body := joinBody{SessionID: s.opts.SessionID, DisplayName: s.opts.DisplayName, State: s.state, Away: s.away}
+	s.mu.Unlock()
+	nj, err := s.c.join(ctx, s.roomID, body)
 	if err != nil {
 		return err
 	}
@@ -374,6 +403,67 @@ func (s *Session) SetTyping(ctx context.Context, typing bool) error {
 		s.Wake()
 	}
 	return err
+}
+
+// SetAway says whether the user is away from this session (a hidden
+// window, a backgrounded app) and heartbeats at once to tell the server:
+// from then on every heartbeat and rejoin says so, and the session adopts
+// the lease and interval the reply gives for that mode, so an away session
+// beats less often and still keeps its lease.
+//
+// Returns Beat's errors; the mode is kept all the same, and the next
+// heartbeat carries it.
+func (s *Session) SetAway(ctx context.Context, away bool) error {
+	s.mu.Lock()
+	s.away = away
+	s.mu.Unlock()
+	return s.Beat(ctx)
+}
+
+// Away reports the mode the session's heartbeats carry.
+func (s *Session) Away() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.away
+}
+
+// SetState replaces this user's state in the room (see Client.SetState)
+// under the session's generation, and keeps it to send again with a
+// rejoin. On ErrStaleGeneration it rejoins, as a heartbeat does, with
+// this state, so the state is on the roster all the same.
+//
+// Returns Client.SetState's errors other than a stale generation, and a
+// failed rejoin's; a refused state (too large, too fast) is not kept.
+func (s *Session) SetState(ctx context.Context, state any) (StateResult, error) {
+	raw, err := json.Marshal(state)
+	if err != nil {
+		return StateResult{}, err
+	}
+	res, err := s.c.SetState(ctx, s.roomID, s.opts.SessionID, s.Generation(), json.RawMessage(raw))
+	if err == nil {
+		s.keepState(raw)
+		return res, nil
+	}
+	if !errors.Is(err, ErrStaleGeneration) {
+		return res, err
+	}
+	// The lease ended or another join superseded this one: rejoin, then
+	// set the state under the new generation (the rejoin may have beaten
+	// and found the lease alive after all, under another generation).
+	if err := s.Beat(ctx); err != nil {
+		return StateResult{}, err
+	}
+	res, err = s.c.SetState(ctx, s.roomID, s.opts.SessionID, s.Generation(), json.RawMessage(raw))
+	if err == nil {
+		s.keepState(raw)
+	}
+	return res, err
+}
+
+func (s *Session) keepState(raw json.RawMessage) {
+	s.mu.Lock()
+	s.state = raw
+	s.mu.Unlock()
 }
 
 // MarkRead records the read position (see Client.MarkRead).

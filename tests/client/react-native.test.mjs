@@ -41,15 +41,24 @@ function asyncStorage() {
 describe('React Native adapter: AppState to client calls', () => {
   const recorder = () => {
     const calls = [];
-    return { calls, pauseAll: () => calls.push('pause'), resumeAll: () => calls.push('resume'), wakeAll: () => calls.push('wake'), goAway: () => calls.push('away') };
+    return {
+      calls,
+      pauseAll: () => calls.push('pause'),
+      resumeAll: () => calls.push('resume'),
+      wakeAll: () => calls.push('wake'),
+      goAway: () => calls.push('away'),
+      setAwayAll: (away) => calls.push(away ? 'set-away' : 'set-present'),
+    };
   };
+  // Every policy says away in the background (kept, the heartbeat carries
+  // it and the longer lease holds; paused or left, there is none to carry it).
   const table = [
-    ['keep: background does nothing, coming back checks the lease', 'keep', ['background', 'active'], ['wake']],
-    ['pause: background pauses, coming back resumes', 'pause', ['background', 'active'], ['pause', 'resume']],
-    ['leave: background leaves, coming back joins again', 'leave', ['background', 'active'], ['away', 'resume']],
+    ['keep: background says away, coming back says present and checks the lease', 'keep', ['background', 'active'], ['set-away', 'set-present', 'wake']],
+    ['pause: background pauses, coming back resumes', 'pause', ['background', 'active'], ['set-away', 'pause', 'set-present', 'resume']],
+    ['leave: background leaves, coming back joins again', 'leave', ['background', 'active'], ['set-away', 'away', 'set-present', 'resume']],
     ['inactive (iOS app switcher) is transient and ignored', 'leave', ['inactive', 'active'], []],
-    ['iOS passing through inactive on the way out and back in', 'pause', ['inactive', 'background', 'inactive', 'active'], ['pause', 'resume']],
-    ['a repeated background is one transition', 'leave', ['background', 'background', 'active', 'active'], ['away', 'resume']],
+    ['iOS passing through inactive on the way out and back in', 'pause', ['inactive', 'background', 'inactive', 'active'], ['set-away', 'pause', 'set-present', 'resume']],
+    ['a repeated background is one transition', 'leave', ['background', 'background', 'active', 'active'], ['set-away', 'away', 'set-present', 'resume']],
   ];
   for (const [name, policy, states, want] of table) {
     test(name, () => {

@@ -160,6 +160,42 @@ describe(`demo page end to end (room ${ROOM})`, () => {
       (els) => els.some((e) => e.dataset.name === 'Ada' && e.textContent.includes('read up to #7'))), 5_000);
   });
 
+  step('a colour set on one page shows on the other', async () => {
+    const { Ada: { page: ada }, Grace: { page: grace } } = users;
+    await grace.$eval('[data-testid=colour-input]', (el) => {
+      el.value = '#12ab34';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await until('Ada sees Grace in her colour', async () => ada.$$eval('[data-testid=participant]',
+      (els) => els.some((e) => e.dataset.name === 'Grace' && e.dataset.colour === '#12ab34')), 5_000);
+  });
+
+  step('a hidden page shows its user away on the other page, who never drops off, and back when shown', async () => {
+    const { Ada: { page: ada }, Grace: { page: grace } } = users;
+    const graceAway = () => ada.$$eval('[data-testid=participant]',
+      (els) => els.find((e) => e.dataset.name === 'Grace')?.dataset.away ?? 'gone');
+    // Headless Chromium never hides a page: emulate it as the page sees it,
+    // the visibility state and its event.
+    const setHidden = (hidden) => grace.evaluate((h) => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (h ? 'hidden' : 'visible') });
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => h });
+      document.dispatchEvent(new Event('visibilitychange'));
+    }, hidden);
+    await setHidden(true);
+    await until('Ada sees Grace away', async () => (await graceAway()) === 'true', 5_000, 50);
+    await ada.waitForSelector('[data-testid=away-badge]');
+    await screenshot('away');
+    // Longer than a present lease and a sweep: an away session's lease is
+    // the away one, so Grace stays listed throughout.
+    const end = Date.now() + (config.leaseSeconds + SWEEP + 2) * 1000;
+    while (Date.now() < end) {
+      assert.equal(await graceAway(), 'true', 'Grace stays on Ada\'s roster, away');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await setHidden(false);
+    await until('Ada sees Grace back', async () => (await graceAway()) === 'false', 5_000, 50);
+  });
+
   step('a browser that loses its network says offline at once, and back within its lease keeps that lease', async () => {
     const { Ada: { page: ada }, Grace: { context, page: grace } } = users;
     const logOf = (page) => page.$$eval('[data-testid=log] li', (els) => els.map((e) => e.textContent));
@@ -181,10 +217,13 @@ describe(`demo page end to end (room ${ROOM})`, () => {
     const { ms } = await until('Grace is gone from Ada\'s roster', async () => sameNames(await rosterOf(ada), ['Ada']), 2_500, 50);
     console.log(`graceful leave seen by the other page after ${ms} ms`);
     assert.equal(await attrOf(grace, 'status', 'data-status'), 'left');
+    await until('Ada shows Grace greyed as recently left', async () => ada.$$eval('[data-testid=recently-left-entry]',
+      (els) => els.some((e) => e.textContent.includes('Grace') && e.dataset.reason === 'left')), 5_000, 50);
     await screenshot('after-leave');
     // Back in, for the crash.
     await grace.click('[data-testid=leave-button]'); // now "Join again"
     await until('Ada sees Grace again', async () => sameNames(await rosterOf(ada), ['Ada', 'Grace']), 10_000);
+    await until('back, Grace is no longer recently left', async () => (await ada.$$('[data-testid=recently-left-entry]')).length === 0, 5_000, 50);
   });
 
   step('a crashed browser, which sends no leave, drops off after its lease', async () => {

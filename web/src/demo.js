@@ -141,9 +141,13 @@ function bindRoom(r) {
   $('crash-button').textContent = 'Simulate crash';
   renderStatus(r.status);
   renderRoster(r.participants);
+  renderRecentlyLeft(r.recentlyLeft);
   renderTyping(r.typing);
   renderLifecycle(r.room);
-  let lastNames = new Map();
+  // The colour is this user's state: every participant's roster shows it.
+  $('colour-input').oninput = (e) => {
+    r.setState({ colour: e.target.value }).catch((err) => log(`Colour not set: ${err.message}`));
+  };
   let lastState = r.room?.state ?? null;
   unsubscribe = [
     r.on('status', ({ status, reason }) => {
@@ -160,13 +164,14 @@ function bindRoom(r) {
       if (status === 'expired') log('Your lease ran out and the sweeper removed you.');
       if (status === 'denied') log('The room refused you.');
     }),
+    r.on('participant-joined', ({ participant: p }) => {
+      if (!p.isSelf) log(`${p.displayName || 'Someone'} joined.`);
+    }),
+    r.on('participant-left', ({ participant: p, reason }) => {
+      if (!p.isSelf) log(`${p.displayName || 'Someone'} ${reason === 'expired' ? 'dropped (lease expired)' : reason === 'evicted' ? 'was removed' : 'left'}.`);
+    }),
+    r.on('recently-left', ({ recentlyLeft }) => renderRecentlyLeft(recentlyLeft)),
     r.on('roster', ({ participants }) => {
-      const now = new Map(participants.map((p) => [p.participantId, p.displayName]));
-      if (r.status === 'joined' || r.status === 'paused') {
-        for (const [id, n] of now) if (!lastNames.has(id) && id !== r.participantId) log(`${n || 'Someone'} joined.`);
-        for (const [id, n] of lastNames) if (!now.has(id) && id !== r.participantId) log(`${n || 'Someone'} left.`);
-      }
-      lastNames = now;
       renderRoster(participants);
       if (r.room?.state === 'active') renderLifecycle(r.room);
     }),
@@ -248,7 +253,10 @@ function renderRoster(participants) {
     li.dataset.name = p.displayName;
     const avatar = document.createElement('span');
     avatar.className = 'avatar';
-    avatar.style.background = colorFor(p.participantId);
+    const colour = typeof p.state?.colour === 'string' && /^#[0-9a-f]{6}$/i.test(p.state.colour) ? p.state.colour : null;
+    avatar.style.background = colour || colorFor(p.participantId);
+    if (colour) li.dataset.colour = colour;
+    li.dataset.away = String(!!p.away);
     avatar.textContent = initials(p.displayName);
     const who = document.createElement('span');
     who.className = 'who';
@@ -260,6 +268,13 @@ function renderRoster(participants) {
       you.className = 'you';
       you.textContent = 'you';
       name.append(you);
+    }
+    if (p.away) {
+      const away = document.createElement('span');
+      away.className = 'away-badge';
+      away.dataset.testid = 'away-badge';
+      away.textContent = 'away';
+      name.append(away);
     }
     const meta = document.createElement('span');
     meta.className = 'meta';
@@ -276,6 +291,17 @@ function renderRoster(participants) {
   }));
   $('count').textContent = String(participants.length);
   $('roster-empty').hidden = participants.length > 0;
+}
+
+function renderRecentlyLeft(recentlyLeft) {
+  $('recently-left').replaceChildren(...recentlyLeft.map((d) => {
+    const li = document.createElement('li');
+    li.dataset.testid = 'recently-left-entry';
+    li.dataset.participantId = d.participantId;
+    li.dataset.reason = d.reason;
+    li.textContent = `${d.displayName || 'Anonymous'} — ${d.reason}${d.leftAt ? ` at ${d.leftAt.toLocaleTimeString()}` : ''}`;
+    return li;
+  }));
 }
 
 function renderTyping(typing) {

@@ -47,6 +47,11 @@ export class RoomleaseClient {
     /** Consecutive unanswered lease requests after which a room says `offline`. */
     this.offlineAfterFailures = offlineAfter;
     this.typingRefreshSeconds = options.typingRefreshSeconds ?? 2;
+    // How long a departure shows in room.recentlyLeft: the server's
+    // ROOMLEASE_RECENTLY_LEFT (2 min by default).
+    this.recentlyLeftSeconds = options.recentlyLeftSeconds ?? 120;
+    /** Whether the user is away (setAwayAll); new rooms start with it. */
+    this.away = false;
     this.emptyRoomGraceSeconds = options.emptyRoomGraceSeconds ?? null;
     /** The device clock in ms; injected so tests can skew it. */
     this.now = options.now || (() => Date.now());
@@ -130,6 +135,7 @@ export class RoomleaseClient {
     await this.openFirestore();
     await this.sessionIds.ready();
     const room = new Room(this, roomId, opts.displayName);
+    if (opts.state) room.state = opts.state;
     this.rooms.set(roomId, room);
     try {
       await room._join('join');
@@ -148,6 +154,16 @@ export class RoomleaseClient {
   /** Resumes every paused or away room: heartbeat now, rejoin on 409. */
   resumeAll() {
     return Promise.all([...this.rooms.values()].map((room) => room.resume()));
+  }
+
+  /**
+   * Says whether the user is away (a hidden page, a backgrounded app) in
+   * every room: a change heartbeats at once, and the rooms adopt the
+   * longer lease and interval the server gives away sessions.
+   */
+  setAwayAll(away) {
+    this.away = !!away;
+    for (const room of this.rooms.values()) room.setAway(away);
   }
 
   /** Checks every live room's lease now (tab shown, network back). */

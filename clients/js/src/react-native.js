@@ -88,10 +88,14 @@ export function followAppState(client, appState, background) {
   const sub = appState.addEventListener('change', (next) => {
     if (next === 'background' && !away) {
       away = true;
+      // Kept in the background, the rooms say away (and get the longer
+      // lease); paused or left, there is no heartbeat to say it.
+      client.setAwayAll(true);
       if (background === 'pause') client.pauseAll();
       else if (background === 'leave') client.goAway();
     } else if (next === 'active' && away) {
       away = false;
+      client.setAwayAll(false);
       if (background === 'keep') client.wakeAll();
       else client.resumeAll();
     }

@@ -10,7 +10,7 @@ import { toDate } from './time.js';
 
 /** @typedef {import('./room.js').Room} Room */
 
-const NAMES = ['room', 'revision', 'roster', 'typing', 'receipts'];
+const NAMES = ['room', 'revision', 'roster', 'recentlyLeft', 'typing', 'receipts'];
 
 /** Starts the listeners that are not running yet. @param {Room} room */
 export function attachListeners(room) {
@@ -24,7 +24,10 @@ export function attachListeners(room) {
   };
   watch('room', (onError) => onSnapshot(doc(fs, 'rooms', room.roomId), (snap) => onRoom(room, snap), onError));
   watch('revision', (onError) => watchRevision(fs, room.roomId, (n) => room._seeRevision(n), onError));
-  watch('roster', (onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'participants'), (snap) => onRoster(room, snap), onError));
+  // A roster listener that starts (again) begins with the whole roster: a
+  // `sync`, not a burst of joins.
+  watch('roster', (onError) => (room._synced = false, onSnapshot(collection(fs, 'rooms', room.roomId, 'participants'), (snap) => onRoster(room, snap), onError)));
+  watch('recentlyLeft', (onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'recentlyLeft'), (snap) => onRecentlyLeft(room, snap), onError));
   watch('typing', (onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'typing'), (snap) => onTyping(room, snap), onError));
   watch('receipts', (onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'receipts'), (snap) => onReceipts(room, snap), onError));
 }
@@ -37,6 +40,7 @@ export function detachListeners(room) {
     if (stop) stop();
   }
   room.client.timers.clear(room._typingTimer);
+  room.client.timers.clear(room._recentlyLeftTimer);
 }
 
 /**
@@ -72,6 +76,9 @@ function listenerFailed(room, name, err) {
 /** Empties roster, typing and receipts, and says so. @param {Room} room */
 export function clearMembers(room) {
   room.participants = [];
+  room.recentlyLeft = [];
+  room._departures = [];
+  room._synced = false;
   room.typing = [];
   room._typingDocs = [];
   room.receipts = {};
@@ -95,21 +102,82 @@ function onRoom(room, snap) {
   });
 }
 
+function toParticipant(d, self) {
+  const p = d.data();
+  return {
+    participantId: p.participantId || d.id,
+    displayName: p.displayName || '',
+    ...(p.photoURL ? { photoURL: p.photoURL } : {}),
+    state: p.state && typeof p.state === 'object' ? p.state : {},
+    away: !!p.away,
+    sessionCount: p.sessionCount ?? 1,
+    joinedAt: toDate(p.joinedAt),
+    isSelf: d.id === self,
+  };
+}
+
+/**
+ * The roster, and what changed in it: the first snapshot after the
+ * listener starts is `sync` (the whole roster, no per-user events); after
+ * that each change is `participant-joined`, `participant-updated` (state,
+ * away, name, sessions) or `participant-left`, whose reason comes from the
+ * user's recentlyLeft record when it is already here, else 'left'.
+ */
 function onRoster(room, snap) {
   const self = room.participantId;
   room.participants = snap.docs
-    .map((d) => {
-      const p = d.data();
-      return {
-        participantId: p.participantId || d.id,
-        displayName: p.displayName || '',
-        sessionCount: p.sessionCount ?? 1,
-        joinedAt: toDate(p.joinedAt),
-        isSelf: d.id === self,
-      };
-    })
+    .map((d) => toParticipant(d, self))
     .sort((a, b) => (a.joinedAt?.getTime() ?? 0) - (b.joinedAt?.getTime() ?? 0) || a.participantId.localeCompare(b.participantId));
   room._emit('roster', { participants: room.participants, revision: room.revision });
+  if (!room._synced) {
+    room._synced = true;
+    room._emit('sync', { participants: room.participants, revision: room.revision });
+  } else {
+    for (const change of snap.docChanges()) {
+      const participant = toParticipant(change.doc, self);
+      if (change.type === 'added') room._emit('participant-joined', { participant });
+      else if (change.type === 'modified') room._emit('participant-updated', { participant });
+      else {
+        const record = room._departures.find((r) => r.participantId === participant.participantId);
+        room._emit('participant-left', { participant, reason: record?.reason || 'left' });
+      }
+    }
+  }
+  refreshRecentlyLeft(room);
+}
+
+function onRecentlyLeft(room, snap) {
+  room._departures = snap.docs.map((d) => {
+    const r = d.data();
+    return {
+      participantId: r.participantId || d.id,
+      displayName: r.displayName || '',
+      ...(r.photoURL ? { photoURL: r.photoURL } : {}),
+      leftAt: toDate(r.leftAt),
+      reason: r.reason || 'left',
+    };
+  });
+  refreshRecentlyLeft(room);
+}
+
+/**
+ * Records stay until the sweeper or TTL removes them: show only those
+ * younger than recentlyLeftSeconds (on the estimated server clock) whose
+ * user is not back on the roster, newest first, and hide each at its age.
+ * @param {Room} room
+ */
+function refreshRecentlyLeft(room) {
+  const timers = room.client.timers;
+  timers.clear(room._recentlyLeftTimer);
+  const now = room.client.serverNow().getTime();
+  const windowMs = room.client.recentlyLeftSeconds * 1000;
+  const here = new Set(room.participants.map((p) => p.participantId));
+  room.recentlyLeft = room._departures
+    .filter((r) => !here.has(r.participantId) && (!r.leftAt || r.leftAt.getTime() + windowMs > now))
+    .sort((a, b) => (b.leftAt?.getTime() ?? 0) - (a.leftAt?.getTime() ?? 0));
+  const next = Math.min(...room.recentlyLeft.map((r) => (r.leftAt ? r.leftAt.getTime() + windowMs : Infinity)));
+  room._recentlyLeftTimer = Number.isFinite(next) ? timers.set(() => refreshRecentlyLeft(room), next - now + 50) : null;
+  room._emit('recently-left', { recentlyLeft: room.recentlyLeft });
 }
 
 function onTyping(room, snap) {

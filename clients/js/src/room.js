@@ -54,6 +54,13 @@ export class Room {
     /** Highest revision seen (listener or API); see revision.js. */
     this.revision = null;
     this.participants = [];
+    /** Users who left the roster within recentlyLeftSeconds and are not back. */
+    this.recentlyLeft = [];
+    this._departures = [];
+    /** This user's state as last set here: sent again with every join. */
+    this.state = null;
+    /** Whether this session's heartbeats say away (page hidden, app backgrounded). */
+    this.away = !!client.away;
     this.typing = [];
     this._typingDocs = [];
     this.receipts = {};
@@ -126,6 +133,10 @@ export class Room {
       sessionId: this.sessionId,
       // Sent on every join: a rejoin after expiry creates the roster entry anew.
       ...(this.displayName ? { displayName: this.displayName } : {}),
+      // A rejoin after expiry creates the entry anew: the state and the
+      // mode go with it, or others would see them lost.
+      ...(this.state ? { state: this.state } : {}),
+      ...(this.away ? { away: true } : {}),
     }).catch((err) => {
       if (err.status === 403) this._setStatus('denied', err.code);
       throw err;
@@ -232,8 +243,15 @@ export class Room {
       const { data, sent, received } = await this.client._api.call('POST', this._path('heartbeat'), {
         sessionId: this.sessionId,
         generation,
+        away: this.away,
       }, { timeoutMs: this._heartbeatTimeoutMs() });
       if ((this.status !== 'joined' && this.status !== 'offline') || this.generation !== generation) return;
+      // The reply gives the lease and interval of the mode the session is
+      // in now: an away session beats about every 50 s and keeps its lease.
+      if (data.leaseSeconds > 0 && data.heartbeatSeconds > 0) {
+        this.leaseSeconds = data.leaseSeconds;
+        this.heartbeatSeconds = data.heartbeatSeconds;
+      }
       this._failures = 0;
       this._unanswered = 0;
       this._renewed(data.leaseExpiresAt, sent, received);
@@ -390,6 +408,68 @@ export class Room {
   }
 
   // --- signals -----------------------------------------------------------------
+
+  /**
+   * Says whether the user is away from this session. A change heartbeats at
+   * once; every later heartbeat and rejoin carries it. The browser and
+   * React Native adapters call it from page visibility and AppState.
+   */
+  setAway(away) {
+    away = !!away;
+    if (this.away === away) return;
+    this.away = away;
+    this._wake();
+  }
+
+  /**
+   * Replaces this user's state in the room: a JSON object, at most the
+   * server's ROOMLEASE_MAX_STATE_BYTES (1 KiB by default) serialized. State
+   * is per user (the last writer among the user's sessions wins) and shows
+   * on every participant's roster entry. If the session's generation went
+   * stale, the room joins again with this state, as a heartbeat's 409 does.
+   * Rejects with 413 payload_too_large or 400 invalid_argument for a state
+   * over the limits, 429 rate_limited when updated too fast (nothing is
+   * written, and the state kept for rejoins stays the previous one).
+   * @returns {Promise<{state: object, revision: number}>}
+   */
+  async setState(state) {
+    if (state === null || typeof state !== 'object' || Array.isArray(state)) throw new TypeError('state must be a plain object');
+    if (this._busy) await this._busy.catch(() => {});
+    if (!LIVE.has(this.status) || this.generation === null) throw new Error(`cannot set state while ${this.status}`);
+    const send = async () => {
+      const { data } = await this.client._api.call('POST', this._path('state'), {
+        sessionId: this.sessionId,
+        generation: this.generation,
+        state,
+      });
+      this.state = state;
+      this._seeRevision(revisionIn(data));
+      return data;
+    };
+    try {
+      return await send();
+    } catch (err) {
+      if (!(err.status === 409 && err.code === 'stale_generation')) throw err;
+      // The lease ended or a newer join superseded it: join again, with
+      // this state (the join carries it), as the heartbeat loop does.
+      const previous = this.state;
+      this.state = state;
+      this._leaseLost = true;
+      this._setStatus('rejoining', err.code);
+      this._stopTimers();
+      try {
+        await this._beat();
+      } catch (e) {
+        this.state = previous;
+        throw e;
+      }
+      if (this.status !== 'joined') {
+        this.state = previous;
+        throw err;
+      }
+      return { state, revision: this.revision };
+    }
+  }
 
   /**
    * Says whether this user is typing. Call it on every keystroke: repeated

@@ -9,7 +9,38 @@ import { createRoomleaseClient as browserClient } from '@roomlease/client/browse
 import { createRoomleaseClient as nodeClient } from '@roomlease/client/node';
 import { createRoomleaseClient as nativeClient, followNetInfo, type AppStateLike, type NetInfoLike } from '@roomlease/client/react-native';
 import { RoomleaseError, newerRevision, type Room, type RoomInfo, type RoomStatus } from '@roomlease/client';
-import type { RoomleaseErrorCode } from '@roomlease/client';
+import type { Departure, Participant, RoomleaseErrorCode } from '@roomlease/client';
+
+// State is generic: a room typed with the app's shape checks setState and
+// the participants' state against it.
+type Status = { colour: string; status?: 'busy' | 'free' };
+
+async function state(): Promise<void> {
+  const client = nodeClient({ apiUrl: 'http://127.0.0.1:8081', auth, app: initializeApp({ projectId: 'demo-roomlease' }, 'state') });
+  const room: Room<Status> = await client.join<Status>('standup', { displayName: 'Ada', state: { colour: 'red' } });
+  const { revision }: { state: Status; revision: number } = await room.setState({ colour: 'blue', status: 'busy' });
+  // @ts-expect-error: not the room's state shape
+  await room.setState({ colour: 3 });
+  room.setAway(true);
+  client.setAwayAll(false);
+  const colours: (string | undefined)[] = room.participants.map((p: Participant<Status>) => p.state.colour);
+  const away: boolean[] = room.participants.map((p) => p.away);
+  const photos: (string | undefined)[] = room.participants.map((p) => p.photoURL);
+  room.on('participant-joined', ({ participant }) => participant.state.status);
+  room.on('participant-updated', ({ participant }) => participant.away);
+  room.on('participant-left', ({ participant, reason }) => `${participant.displayName} ${reason}`);
+  room.on('sync', ({ participants }) => participants.length);
+  room.on('recently-left', ({ recentlyLeft }) => recentlyLeft.map((d: Departure) => d.leftAt?.getTime()));
+  const gone: string[] = room.recentlyLeft.map((d) => d.reason);
+  const untyped: Room = await client.join('other');
+  await untyped.setState({ anything: [1, 2] });
+  void revision;
+  void colours;
+  void away;
+  void photos;
+  void gone;
+}
+void state;
 
 const app = initializeApp({ projectId: 'demo-roomlease' });
 const auth = getAuth(app);

@@ -54,6 +54,8 @@ export interface BaseClientOptions {
   heartbeatJitter?: number;
   /** How often a continued `setTyping(true)` is re-sent, in seconds (default 2). */
   typingRefreshSeconds?: number;
+  /** How long a departure shows in `room.recentlyLeft`, in seconds: the server's ROOMLEASE_RECENTLY_LEFT (default 120). */
+  recentlyLeftSeconds?: number;
   /**
    * The longest any request waits for its answer, in ms (default 10 000),
    * from the tokens to the last byte; then it is aborted and fails with
@@ -144,13 +146,33 @@ export interface RoomInfo {
   estimated?: boolean;
 }
 
-export interface Participant {
+/** A participant's state: a JSON object, `{}` when none was set. */
+export type DefaultState = Record<string, unknown>;
+
+export interface Participant<S extends object = DefaultState> {
   participantId: string;
+  /** From the verified token's name when it has one, else what the client sent. */
   displayName: string;
+  /** The verified token's picture, if any. */
+  photoURL?: string;
+  /** The user's state (setState), `{}` when unset: what another client sent, so validate it. */
+  state: Partial<S>;
+  /** True when every live session of the user is away (hidden page, backgrounded app). */
+  away: boolean;
   /** Live tabs or app instances of this user. */
   sessionCount: number;
   joinedAt: Date | null;
   isSelf: boolean;
+}
+
+/** Someone who left the roster within `recentlyLeftSeconds` and is not back. */
+export interface Departure {
+  participantId: string;
+  displayName: string;
+  photoURL?: string;
+  /** Server time of the departure. */
+  leftAt: Date | null;
+  reason: 'left' | 'expired' | 'evicted' | (string & {});
 }
 
 export interface TypingSignal {
@@ -161,7 +183,7 @@ export interface TypingSignal {
   isSelf: boolean;
 }
 
-export interface RoomEvents {
+export interface RoomEvents<S extends object = DefaultState> {
   /**
    * `reason` says what moved it: for `offline`, `platform` (the browser or
    * NetInfo said so), `network` or `timeout` (the last request's failure);
@@ -171,7 +193,15 @@ export interface RoomEvents {
   status: { status: RoomStatus; reason?: string };
   room: RoomInfo;
   /** `revision` is the highest seen so far; it only increases, by any amount. */
-  roster: { participants: Participant[]; revision: number | null };
+  roster: { participants: Participant<S>[]; revision: number | null };
+  /** The roster listener (re)started: the whole roster, no per-user events for it. */
+  sync: { participants: Participant<S>[]; revision: number | null };
+  'participant-joined': { participant: Participant<S> };
+  /** State, away, name or session count changed. */
+  'participant-updated': { participant: Participant<S> };
+  /** `reason` from the user's recently-left record when it arrived first, else 'left'. */
+  'participant-left': { participant: Participant<S>; reason: Departure['reason'] };
+  'recently-left': { recentlyLeft: Departure[] };
   revision: { revision: number; previous: number | null };
   typing: { typing: TypingSignal[] };
   receipts: { receipts: Record<string, number> };
@@ -183,7 +213,8 @@ export interface RoomSnapshot {
   roomId: string;
   state: 'active' | 'suspected_empty';
   revision: number;
-  participants: { participantId: string; displayName: string; sessionCount: number; joinedAt: string }[];
+  participants: { participantId: string; displayName: string; photoURL?: string; state: object; away: boolean; sessionCount: number; joinedAt: string }[];
+  recentlyLeft?: { participantId: string; displayName: string; photoURL?: string; leftAt: string; reason: string }[];
 }
 
 /**
@@ -252,7 +283,7 @@ export interface ServerConfig {
   leaseSeconds: number;
 }
 
-export declare class Room {
+export declare class Room<S extends object = DefaultState> {
   readonly client: RoomleaseClient;
   readonly roomId: string;
   readonly sessionId: string;
@@ -267,7 +298,13 @@ export declare class Room {
   room: RoomInfo | null;
   /** The highest revision seen (listener, join or refresh). Compare by order only. */
   revision: number | null;
-  participants: Participant[];
+  participants: Participant<S>[];
+  /** Who left within recentlyLeftSeconds and is not back, newest first. */
+  recentlyLeft: Departure[];
+  /** This user's state as last accepted here (sent again with a rejoin). */
+  state: S | null;
+  /** Whether this session's heartbeats say away. */
+  away: boolean;
   /** Unexpired typing signals, including this user's own (isSelf). */
   typing: TypingSignal[];
   /** Read positions by participant id. */
@@ -275,7 +312,16 @@ export declare class Room {
   lastReadSeq: number | null;
   readonly isFinished: boolean;
 
-  on<K extends keyof RoomEvents>(type: K, fn: (detail: RoomEvents[K]) => void): () => void;
+  on<K extends keyof RoomEvents<S>>(type: K, fn: (detail: RoomEvents<S>[K]) => void): () => void;
+  /**
+   * Replaces this user's state (a JSON object within the server's size
+   * limit). A stale generation joins again with it. Rejects with 413
+   * `payload_too_large` / 400 `invalid_argument` (too large or deep) and
+   * 429 `rate_limited` (too fast); nothing is written then.
+   */
+  setState(state: S): Promise<{ state: S; revision: number }>;
+  /** Says whether the user is away from this session; a change heartbeats at once. */
+  setAway(away: boolean): void;
   setTyping(typing: boolean): Promise<void>;
   markRead(seq: number): Promise<number | null>;
   refresh(): Promise<RoomSnapshot>;
@@ -309,7 +355,10 @@ export declare class RoomleaseClient {
    * `firestore` passed in options is another database.
    */
   openFirestore(): Promise<Firestore>;
-  join(roomId: string, opts?: { displayName?: string }): Promise<Room>;
+  join<S extends object = DefaultState>(roomId: string, opts?: { displayName?: string; state?: S }): Promise<Room<S>>;
+  /** Whether the user is away, in every room (the adapters call it from visibility and AppState). */
+  setAwayAll(away: boolean): void;
+  readonly away: boolean;
   pauseAll(): void;
   resumeAll(): Promise<void[]>;
   /** Checks every live room's lease now (tab shown, network back); ends `offline` if the API answers. */

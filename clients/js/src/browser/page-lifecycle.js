@@ -6,9 +6,14 @@
 //                      lost, the lease ends by itself.
 //  pageshow persisted  back from the back/forward cache, which we left on
 //                      pagehide: join again.
-//  visibilitychange    shown again: check the lease now instead of waiting
-//  online, resume      for the timer (it may have been throttled or frozen);
-//                      back online, that check ends the `offline` status.
+//  visibilitychange    hidden: the user is away (the heartbeat sent at once
+//                      says so, and the server gives a longer lease and
+//                      interval, so a throttled tab shows away instead of
+//                      dropping off); shown again: present, and that
+//                      heartbeat checks the lease now.
+//  online, resume      check the lease now instead of waiting for the timer
+//                      (it may have been throttled or frozen); back online,
+//                      that check ends the `offline` status.
 //  offline             the browser lost its network: live rooms say `offline`
 //                      now, rather than after their requests fail.
 //
@@ -27,9 +32,8 @@ export function followPageLifecycle(client, win = globalThis.window, doc = globa
   };
   const wake = () => client.wakeAll();
   const onOffline = () => client.goOffline();
-  const onVisibility = () => {
-    if (doc.visibilityState === 'visible') wake();
-  };
+  const onVisibility = () => client.setAwayAll(doc.visibilityState === 'hidden');
+  if (doc.visibilityState === 'hidden') client.away = true;
   win.addEventListener('pagehide', onPageHide);
   win.addEventListener('pageshow', onPageShow);
   win.addEventListener('online', wake);
