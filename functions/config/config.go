@@ -53,7 +53,7 @@ type Config struct {
 	Warnings []string
 }
 
-// Variable names, documented in the README's settings table.
+// Variable names, documented in docs/settings.md.
 const (
 	EnvProjectID        = "ROOMLEASE_PROJECT_ID"
 	EnvDatabase         = "ROOMLEASE_DATABASE"
@@ -92,7 +92,7 @@ const (
 	EnvClientNames = "ROOMLEASE_CLIENT_NAMES"
 )
 
-// The per-user caps (abuse limits), also in the README's settings table.
+// The per-user caps (abuse limits), also in docs/settings.md.
 const (
 	EnvMaxSessionsPerUser = "ROOMLEASE_MAX_SESSIONS_PER_USER"
 	EnvMaxRoomsPerUser    = "ROOMLEASE_MAX_ROOMS_PER_USER"

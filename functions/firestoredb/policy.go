@@ -74,7 +74,7 @@ func (s *Store) readPolicy(ctx context.Context, roomID string) (*presence.Policy
 
 // ChangedPolicies returns up to limit policies whose updatedAt is after
 // since, oldest change first. Policies without updatedAt are not found
-// here; they are still enforced at joins and heartbeats (README,
+// here; they are still enforced at joins and heartbeats (docs/api.md,
 // "Restricting a room"). A policy that does not decode is reported, not
 // fatal.
 func (s *Store) ChangedPolicies(ctx context.Context, since time.Time, limit int) (presence.Listing[presence.PolicyChange], error) {

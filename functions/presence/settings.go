@@ -70,7 +70,7 @@ type Settings struct {
 	AwayHeartbeat time.Duration
 }
 
-// DefaultSettings are the operating defaults (README, "Settings").
+// DefaultSettings are the operating defaults (docs/settings.md).
 func DefaultSettings() Settings {
 	return Settings{
 		Heartbeat:          5 * time.Second,

@@ -10,7 +10,7 @@ import (
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
-// setPolicy writes roomPolicies/{room} as the README tells operators to:
+// setPolicy writes roomPolicies/{room} as docs/api.md tells operators to:
 // with updatedAt, here the test clock's now (in production a server
 // timestamp; the two agree up to the sweeper's PolicySkew).
 func (f *fixture) setPolicy(tb testing.TB, room string, fields map[string]any) {

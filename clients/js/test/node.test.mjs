@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRoomleaseClient } from '@roomlease/client/node';
 import { RoomleaseError, newerRevision } from '@roomlease/client';
 import { SLACK_MS, SWEEP_MS, holdableTimers, loadConfig, namesOf, newUser, recordingFetch, roomName, until } from './helpers.mjs';
-import { ownerDocument, roomDocExists } from '../lib/room-doc.mjs';
+import { ownerDocument, roomDocExists } from '../../../tests/lib/room-doc.mjs';
 
 // Revisions are ordered, not counted: a jump is normal (the server may
 // stop counting by one), and a lower revision arriving late (from the other

@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRoomleaseClient as createNodeClient } from '@roomlease/client/node';
 import { createRoomleaseClient as createNativeClient, followNetInfo } from '@roomlease/client/react-native';
-import { followPageLifecycle } from '../../clients/js/src/browser/page-lifecycle.js';
-import { optionalNetInfo } from '../../clients/js/src/netinfo.js';
+import { followPageLifecycle } from '../src/browser/page-lifecycle.js';
+import { optionalNetInfo } from '../src/netinfo.js';
 import { SLACK_MS, SWEEP_MS, loadConfig, namesOf, newUser, recordingFetch, roomName, until } from './helpers.mjs';
 
 /** NetInfo as @react-native-community/netinfo shapes it: addEventListener returns the unsubscribe. */

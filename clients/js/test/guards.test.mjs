@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRoomleaseClient } from '@roomlease/client/node';
-import { RoomleaseApi, RoomleaseError, parseRetryAfter } from '../../clients/js/src/api.js';
+import { RoomleaseApi, RoomleaseError, parseRetryAfter } from '../src/api.js';
 import { holdableTimers, loadConfig, newUser, roomName, until } from './helpers.mjs';
 
 const json = (status, body, headers = {}) =>

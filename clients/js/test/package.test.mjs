@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { loadConfig } from './helpers.mjs';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PKG = path.join(ROOT, 'clients/js');
 
 /** Every file path an "exports" map or "types" field names. */
@@ -38,6 +38,8 @@ test('npm pack ships every file the exports and types name', async () => {
   // should be asked to install it.
   assert.deepEqual(manifest.peerDependenciesMeta?.['@react-native-community/netinfo'], { optional: true });
   assert.ok(![...files].some((f) => f.startsWith('typecheck/')), 'the type-check fixture is not published');
+  assert.ok(![...files].some((f) => f.startsWith('test/')), 'the tests are not published');
+  assert.ok(files.has('LICENSE'), 'the licence ships with the package');
 });
 
 test("the README's Node example runs against the stack", { timeout: 90_000 }, async () => {

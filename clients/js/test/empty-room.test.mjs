@@ -2,7 +2,7 @@
 // (clients/js/src/empty-room.js). No server needed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { roomAfterLeave } from '../../clients/js/src/empty-room.js';
+import { roomAfterLeave } from '../src/empty-room.js';
 
 const leftAtServerMs = Date.UTC(2030, 0, 1, 12, 0, 0);
 const seen = (wasAlone, graceSeconds = 30) => ({ wasAlone, leftAtServerMs, graceSeconds });

@@ -1,7 +1,7 @@
 // The client's estimate of the server's clock (clients/js/src/server-clock.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ServerClock } from '../../clients/js/src/server-clock.js';
+import { ServerClock } from '../src/server-clock.js';
 
 // A heartbeat that does not renew answers the lease end of an earlier
 // renewal; read as "the server's now", it would put the server's clock

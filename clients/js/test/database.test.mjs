@@ -12,7 +12,7 @@ import { connectFirestoreEmulator, getFirestore } from 'firebase/firestore';
 import { createRoomleaseClient } from '@roomlease/client/node';
 import { RoomleaseError } from '@roomlease/client';
 import { loadConfig, namesOf, newUser, recordingFetch, roomName, until } from './helpers.mjs';
-import { ownerDocument, roomDocExists } from '../lib/room-doc.mjs';
+import { ownerDocument, roomDocExists } from '../../../tests/lib/room-doc.mjs';
 
 /** Whether a document exists in the server's database, read as its owner. */
 async function exists(config, docPath) {

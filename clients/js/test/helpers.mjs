@@ -96,7 +96,7 @@ export async function newUser(config, { openFirestore = true } = {}) {
   };
 }
 
-export { until } from '../lib/poll.mjs';
+export { until } from '../../../tests/lib/poll.mjs';
 
 /**
  * fetch that records every API call: action, status, and when it was sent;

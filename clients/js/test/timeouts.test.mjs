@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRoomleaseClient } from '@roomlease/client/node';
-import { RoomleaseApi, RoomleaseError } from '../../clients/js/src/api.js';
+import { RoomleaseApi, RoomleaseError } from '../src/api.js';
 import { SLACK_MS, holdableTimers, loadConfig, namesOf, newUser, recordingFetch, roomName, silentServer, until } from './helpers.mjs';
 
 const never = () => new Promise(() => {});
