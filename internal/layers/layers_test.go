@@ -51,6 +51,7 @@ var layers = map[string]layer{
 	"cmd/roomlease-load":    command,
 	"client":                client,
 	"bench":                 benchmark,
+	"bench/fanout":          benchmark,
 	"bench/naive":           benchmark,
 	"bench/render":          benchmark,
 	"bench/workload":        benchmark,

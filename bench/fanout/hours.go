@@ -1,0 +1,87 @@
+package fanout
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// ParticipantHour is what one participant's heartbeats cost in an hour, on
+// the schedule a client follows in each mode: every heartbeat interval in
+// the foreground, every away heartbeat while its tab is hidden or its app
+// in the background. A heartbeat wakes no listener, so this is all of it.
+type ParticipantHour struct {
+	Mode             string  `json:"mode"`
+	LeaseSeconds     float64 `json:"leaseSeconds"`
+	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
+	Requests         int64   `json:"requests"`
+	Reads            int64   `json:"reads"`
+	Writes           int64   `json:"writes"`
+}
+
+// MeasureHours runs an hour of heartbeats in each mode on a clock that
+// jumps from one heartbeat to the next, alone in a room of its own (so the
+// room's policy is read again whenever the instance's cache of it has
+// expired, as for a participant alone on its instance).
+func MeasureHours(ctx context.Context, client *firestore.Client) ([]ParticipantHour, error) {
+	settings := presence.DefaultSettings()
+	modes := []struct {
+		name            string
+		away            bool
+		lease, interval time.Duration
+	}{
+		{"foreground", false, settings.Lease, settings.Heartbeat},
+		{"away (hidden tab, backgrounded app)", true, settings.AwayLease, settings.AwayHeartbeat},
+	}
+	var out []ParticipantHour
+	for _, m := range modes {
+		c := newClock()
+		store := firestoredb.New(client, settings, c.Now)
+		key := presence.SessionKey{RoomID: fmt.Sprintf("hours-%d", time.Now().UnixNano()), ParticipantID: "user-0", SessionID: "tab"}
+		res, err := store.Join(ctx, presence.JoinRequest{SessionKey: key, Away: m.away})
+		if err != nil {
+			return nil, fmt.Errorf("%s: join: %w", m.name, err)
+		}
+		ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation}
+		start := store.Ops()
+		h := ParticipantHour{Mode: m.name, LeaseSeconds: m.lease.Seconds(), HeartbeatSeconds: m.interval.Seconds()}
+		for elapsed := m.interval; elapsed <= time.Hour; elapsed += m.interval {
+			c.Advance(m.interval)
+			if _, _, err := store.HeartbeatAway(ctx, ref, m.away); err != nil {
+				return nil, fmt.Errorf("%s: heartbeat at %v: %w", m.name, elapsed, err)
+			}
+			h.Requests++
+		}
+		ops := store.Ops().Sub(start)
+		h.Reads, h.Writes = ops.Reads, ops.Writes
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// clock is a wall clock the benchmark moves forward by hand, to live
+// through leases without waiting for them.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Now().UTC()} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
