@@ -38,6 +38,8 @@ describe('@roomlease/client state, away and events', () => {
     const a = await ada.client.join(room, { displayName: 'Ada', state: { colour: 'red' } });
     const g = await grace.client.join(room, { displayName: 'Grace' });
     await until('Grace sees Ada red', () => entry(g, ada.user.uid)?.state.colour === 'red', 10_000);
+    // Each client's listener delivers on its own: wait for Ada's too.
+    await until('Ada sees Grace', () => entry(a, grace.user.uid), 10_000);
     assert.deepEqual(entry(a, grace.user.uid).state, {}, 'no state is {}');
     assert.equal(entry(g, ada.user.uid).away, false);
 
@@ -135,5 +137,24 @@ describe('@roomlease/client state, away and events', () => {
     await until('Grace back: no longer recently left', () => !a.recentlyLeft.some((r) => r.participantId === grace.user.uid), 10_000);
     assert.equal(g2.status, 'joined');
     assert.equal(events.filter((e) => e.type === 'sync').length, 1, 'one sync for the listener\'s start');
+  });
+
+  test('a crashed participant leaves with reason expired once the lease ends, and shows in recentlyLeft so', async () => {
+    const room = roomName('js-expired');
+    const ada = await clientFor('Ada');
+    const grace = await clientFor('Grace');
+    const a = await ada.client.join(room, { displayName: 'Ada' });
+    const left = [];
+    a.on('participant-left', (e) => left.push({ uid: e.participant?.participantId, reason: e.reason }));
+    const g = await grace.client.join(room, { displayName: 'Grace' });
+    await until('Ada sees Grace', () => entry(a, grace.user.uid), 10_000);
+    // Grace's device dies: no heartbeat and no leave. The sweeper removes
+    // her session when the lease ends, so the reason is "expired".
+    g.pause();
+    await until('Ada sees Grace go', () => left.some((e) => e.uid === grace.user.uid), 30_000);
+    assert.deepEqual(left, [{ uid: grace.user.uid, reason: 'expired' }]);
+    await until('Grace in Ada\'s recentlyLeft with reason expired',
+      () => a.recentlyLeft.some((r) => r.participantId === grace.user.uid && r.reason === 'expired'), 10_000);
+    assert.equal(a.status, 'joined', 'Ada herself stayed');
   });
 });
