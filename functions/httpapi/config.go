@@ -15,6 +15,10 @@ type configResponse struct {
 	Database         string  `json:"database"`
 	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
 	LeaseSeconds     float64 `json:"leaseSeconds"`
+	// RecentlyLeftSeconds is how long a departure stays in recentlyLeft
+	// (ROOMLEASE_RECENTLY_LEFT): the records outlive it until TTL removes
+	// them, so listening clients hide older ones themselves.
+	RecentlyLeftSeconds float64 `json:"recentlyLeftSeconds"`
 }
 
 // config answers GET /v1/config: where clients must listen, and the
@@ -34,5 +38,7 @@ func (h *Handler) config(w http.ResponseWriter) {
 		Database:         h.database,
 		HeartbeatSeconds: h.settings.Heartbeat.Seconds(),
 		LeaseSeconds:     h.settings.Lease.Seconds(),
+
+		RecentlyLeftSeconds: h.settings.RecentlyLeft.Seconds(),
 	})
 }

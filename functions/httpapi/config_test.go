@@ -27,7 +27,7 @@ func TestAPI_Config(t *testing.T) {
 		if r.status != 200 {
 			t.Fatalf("GET /v1/config without any token: %d %s", r.status, r.raw)
 		}
-		want := map[string]any{"projectId": "demo-handshake", "database": "roomlease-test", "heartbeatSeconds": 5.0, "leaseSeconds": 15.0}
+		want := map[string]any{"projectId": "demo-handshake", "database": "roomlease-test", "heartbeatSeconds": 5.0, "leaseSeconds": 15.0, "recentlyLeftSeconds": 120.0}
 		if len(r.body) != len(want) {
 			t.Fatalf("config %s, want exactly %v", r.raw, want)
 		}

@@ -48,8 +48,10 @@ export class RoomleaseClient {
     this.offlineAfterFailures = offlineAfter;
     this.typingRefreshSeconds = options.typingRefreshSeconds ?? 2;
     // How long a departure shows in room.recentlyLeft: the server's
-    // ROOMLEASE_RECENTLY_LEFT (2 min by default).
+    // ROOMLEASE_RECENTLY_LEFT, from GET /v1/config once the client has
+    // asked (its default, 2 min, until then), unless the app sets it.
     this.recentlyLeftSeconds = options.recentlyLeftSeconds ?? 120;
+    this._recentlyLeftFromServer = options.recentlyLeftSeconds === undefined;
     /** Whether the user is away (setAwayAll); new rooms start with it. */
     this.away = false;
     this.emptyRoomGraceSeconds = options.emptyRoomGraceSeconds ?? null;
@@ -87,6 +89,9 @@ export class RoomleaseClient {
       });
       this.firestore = opened.firestore;
       this.database = opened.database;
+      if (this._recentlyLeftFromServer && Number.isFinite(config.recentlyLeftSeconds)) {
+        this.recentlyLeftSeconds = config.recentlyLeftSeconds;
+      }
       return opened.firestore;
     }).catch((err) => {
       this._opening = null;

@@ -157,4 +157,16 @@ describe('@roomlease/client state, away and events', () => {
       () => a.recentlyLeft.some((r) => r.participantId === grace.user.uid && r.reason === 'expired'), 10_000);
     assert.equal(a.status, 'joined', 'Ada herself stayed');
   });
+
+  test('recentlyLeft keeps departures for the server\'s window, unless the app sets its own', async () => {
+    const server = Number(process.env.ROOMLEASE_E2E_RECENTLY_LEFT_SECONDS);
+    assert.ok(server > 0 && server !== 120, 'scripts/test-web runs the API with a window other than the default');
+    const room = roomName('js-recent-window');
+    const ada = await clientFor('Ada');
+    await ada.client.join(room, { displayName: 'Ada' });
+    assert.equal(ada.client.recentlyLeftSeconds, server);
+    const own = await clientFor('Grace', { recentlyLeftSeconds: 30 });
+    await own.client.join(room, { displayName: 'Grace' });
+    assert.equal(own.client.recentlyLeftSeconds, 30);
+  });
 });

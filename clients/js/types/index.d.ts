@@ -54,7 +54,7 @@ export interface BaseClientOptions {
   heartbeatJitter?: number;
   /** How often a continued `setTyping(true)` is re-sent, in seconds (default 2). */
   typingRefreshSeconds?: number;
-  /** How long a departure shows in `room.recentlyLeft`, in seconds: the server's ROOMLEASE_RECENTLY_LEFT (default 120). */
+  /** How long a departure shows in `room.recentlyLeft`, in seconds; unset: the server's ROOMLEASE_RECENTLY_LEFT, from GET /v1/config. */
   recentlyLeftSeconds?: number;
   /**
    * The longest any request waits for its answer, in ms (default 10 000),
