@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/roomlease/roomlease/client"
+	client "github.com/roomlease/roomlease/clients/go"
 )
 
 // A bot that takes part in a room until it is interrupted: it joins, keeps
