@@ -1,5 +1,3 @@
 module github.com/roomlease/roomlease/clients/go
 
-go 1.26.0
-
-require golang.org/x/oauth2 v0.37.0
+go 1.24

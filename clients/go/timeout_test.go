@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/oauth2"
-
 	client "github.com/roomlease/roomlease/clients/go"
 	"github.com/roomlease/roomlease/clients/go/clienttest"
 )
@@ -108,7 +106,8 @@ func TestClient_RequestTimeout(t *testing.T) {
 	})
 }
 
-// stuckTokens is a token source whose refresh never returns.
+// stuckTokens is a token source whose refresh never returns, not even
+// when its context ends.
 type stuckTokens struct{}
 
-func (stuckTokens) Token() (*oauth2.Token, error) { select {} }
+func (stuckTokens) IDToken(context.Context) (string, error) { select {} }
