@@ -82,5 +82,5 @@ require (
 )
 
 // The Go client is a module of its own (clients/go); bench/ and the tests
-// use the copy in this repository. See docs/clients.md, "Go".
+// use the copy in this repository. See docs/clients.md, "The Go client".
 replace github.com/roomlease/roomlease/clients/go => ./clients/go
