@@ -8,8 +8,8 @@ require (
 	github.com/GoogleCloudPlatform/functions-framework-go v1.9.2
 	github.com/golang-jwt/jwt/v4 v4.5.2
 	github.com/hashicorp/hcl/v2 v2.25.0
+	github.com/roomlease/roomlease/clients/go v0.0.0
 	github.com/zclconf/go-cty v1.19.0
-	golang.org/x/oauth2 v0.37.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/time v0.16.0
 	google.golang.org/api v0.304.0
@@ -70,6 +70,7 @@ require (
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
+	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
@@ -79,3 +80,7 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261012220534-4341edf3f941 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+// The Go client is a module of its own (clients/go); bench/ and the tests
+// use the copy in this repository. See docs/clients.md, "The Go client".
+replace github.com/roomlease/roomlease/clients/go => ./clients/go

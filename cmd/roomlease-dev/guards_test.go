@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomlease/roomlease/client"
+	client "github.com/roomlease/roomlease/clients/go"
 	"github.com/roomlease/roomlease/internal/devserver"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )

@@ -12,7 +12,7 @@ import (
 
 	"cloud.google.com/go/firestore"
 
-	"github.com/roomlease/roomlease/client"
+	client "github.com/roomlease/roomlease/clients/go"
 	"github.com/roomlease/roomlease/internal/devserver"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )

@@ -49,7 +49,8 @@ var layers = map[string]layer{
 	"functions/app":         wiring,
 	"cmd/roomlease-dev":     command,
 	"cmd/roomlease-load":    command,
-	"client":                client,
+	"clients/go":            client, // a module of its own: see clientmodule_test.go
+	"clients/go/clienttest": client,
 	"bench":                 benchmark,
 	"bench/fanout":          benchmark,
 	"bench/naive":           benchmark,
@@ -63,6 +64,10 @@ var layers = map[string]layer{
 	"internal/devserver":    testHelper,
 	"internal/layers":       testOnly,
 	"terraform":             testOnly,
+
+	// The Go client's tests against the dev server, in this module
+	// because they run it.
+	"internal/clientintegration": testOnly,
 }
 
 // allowed says which layers of this module a package of each layer may
@@ -137,7 +142,7 @@ func TestLayers_EachRuleFailsWhenBroken(t *testing.T) {
 		{"a leaf imports the domain", pkg{module + "/functions/memo", []string{module + "/functions/presence"}}},
 		{"the wiring imports the benchmark", pkg{module + "/functions/config", []string{module + "/bench"}}},
 		{"production code imports a test helper", pkg{module + "/bench", []string{module + "/internal/testclock"}}},
-		{"the client imports the server", pkg{module + "/client", []string{module + "/functions/presence"}}},
+		{"the client imports the server", pkg{module + "/clients/go", []string{module + "/functions/presence"}}},
 		{"an unclassified package", pkg{module + "/functions/newthing", nil}},
 	}
 	for _, tc := range tests {

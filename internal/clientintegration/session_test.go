@@ -1,4 +1,4 @@
-package client_test
+package clientintegration_test
 
 import (
 	"context"
@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomlease/roomlease/client"
+	client "github.com/roomlease/roomlease/clients/go"
+	"github.com/roomlease/roomlease/clients/go/clienttest"
 )
 
 // The whole surface against a real server: join, heartbeat, read, typing,
@@ -97,7 +98,7 @@ func TestSession_RejoinsAfterLeaseRanOut(t *testing.T) {
 	ctx := context.Background()
 	room := roomName(t)
 	ada, _ := newClient(t, base)
-	clock := newManualClock()
+	clock := clienttest.NewManualClock()
 	grace, _ := newClient(t, base, client.WithClock(clock))
 	a, err := ada.JoinRoom(ctx, room, client.SessionOptions{DisplayName: ptr("Ada")})
 	if err != nil {
@@ -111,13 +112,13 @@ func TestSession_RejoinsAfterLeaseRanOut(t *testing.T) {
 	}
 	defer g.Close()
 	first := g.Generation()
-	clock.waitAsked(t, 1) // the first heartbeat is scheduled, and held
+	clock.WaitAsked(t, 1) // the first heartbeat is scheduled, and held
 
 	eventually(t, "Grace swept out", 20*time.Second, func() bool {
 		snap, err := a.Room(ctx)
 		return err == nil && !slices.Contains(names(snap), "Grace")
 	})
-	clock.fire()
+	clock.Fire()
 	select {
 	case e := <-events:
 		if e.Kind != client.Rejoined || e.Generation <= first {
@@ -146,7 +147,7 @@ func TestSession_RejoinsAfterLeaseRanOut(t *testing.T) {
 func TestSession_HeartbeatsEveryJitteredInterval(t *testing.T) {
 	base := startDevServer(t)
 	ctx := context.Background()
-	clock := newManualClock()
+	clock := clienttest.NewManualClock()
 	events := make(chan client.Event, 16)
 	c, _ := newClient(t, base, client.WithClock(clock), client.WithRand(func() float64 { return 0.5 }), client.WithHeartbeatJitter(0.2))
 	s, err := c.JoinRoom(ctx, roomName(t), client.SessionOptions{OnEvent: func(e client.Event) { events <- e }})
@@ -156,11 +157,11 @@ func TestSession_HeartbeatsEveryJitteredInterval(t *testing.T) {
 	defer s.Close()
 	want := time.Duration(float64(s.Joined().Heartbeat()) * 0.9)
 	for i := 1; i <= 3; i++ {
-		if got := clock.waitAsked(t, i); got != want {
+		if got := clock.WaitAsked(t, i); got != want {
 			t.Fatalf("timer %d: %v, want %v (interval × (1 − 0.2 × 0.5))", i, got, want)
 		}
 		before := s.Joined().LeaseExpiresAt
-		clock.fire()
+		clock.Fire()
 		select {
 		case e := <-events:
 			if e.Kind != client.Renewed || e.LeaseExpiresAt.Before(before) {

@@ -11,6 +11,12 @@
 // heartbeat runs on it, and when it ends the session leaves the room and
 // ends. Done and Err say when and why a session ended.
 //
+// Requests carry Firebase ID tokens from a TokenSource. A service that is
+// a user of its own gets them from NewCustomTokenSource, which exchanges a
+// custom token minted by its backend and refreshes the ID token before it
+// expires (against the Auth emulator when FIREBASE_AUTH_EMULATOR_HOST is
+// set); StaticToken suits tests.
+//
 // Every request is bounded (WithRequestTimeout, 10 s by default; a
 // heartbeat waits at most half the lease it has left), so a server that
 // accepts a request and never answers costs no more than that; the error

@@ -12,15 +12,13 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"golang.org/x/oauth2"
 )
 
 // Client calls the roomlease API as one user: the user whose ID tokens its
 // token source returns. It is safe for concurrent use.
 type Client struct {
 	base    string
-	tokens  oauth2.TokenSource
+	tokens  TokenSource
 	http    *http.Client
 	timeout time.Duration // each request's bound; 0: none of the client's own
 	clock   Clock
@@ -75,12 +73,12 @@ func WithAppCheck(tokens func(ctx context.Context) (string, error)) Option {
 
 // New returns a client of the API at baseURL (e.g. "https://presence.example.com")
 // whose requests carry the tokens of tokens as bearer tokens: Firebase ID
-// tokens (a service's own user, or the Auth emulator's). Wrap a source in
-// oauth2.ReuseTokenSource to refresh only when a token expires.
+// tokens (a service's own user, or the Auth emulator's). A
+// CustomTokenSource keeps one valid for as long as the service runs.
 //
 // Returns an error if baseURL is not an absolute http(s) URL, tokens is nil,
 // or an option is out of range.
-func New(baseURL string, tokens oauth2.TokenSource, opts ...Option) (*Client, error) {
+func New(baseURL string, tokens TokenSource, opts ...Option) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("roomlease client: base URL %q is not an absolute http(s) URL", baseURL)
@@ -110,12 +108,6 @@ func New(baseURL string, tokens oauth2.TokenSource, opts ...Option) (*Client, er
 		return nil, errors.New("roomlease client: nil HTTP client, clock or rand")
 	}
 	return c, nil
-}
-
-// StaticToken is a token source that always returns idToken: for tests and
-// short scripts (an ID token lasts an hour).
-func StaticToken(idToken string) oauth2.TokenSource {
-	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: idToken, TokenType: "Bearer"})
 }
 
 // ServerNow estimates the server's current time from the lease ends of the
@@ -148,23 +140,23 @@ func (c *Client) call(ctx context.Context, method, path string, body, out any) (
 
 // token returns the bearer token, or gives up when ctx ends: a token
 // source that refreshes over the network can hang as a request can, and
-// oauth2.TokenSource takes no context. The goroutine of a token that never
-// comes is left behind; it ends when the source returns.
-func (c *Client) token(ctx context.Context) (*oauth2.Token, error) {
+// one that ignores ctx would hang the request with it. The goroutine of a
+// token that never comes is left behind; it ends when the source returns.
+func (c *Client) token(ctx context.Context) (string, error) {
 	type result struct {
-		tok *oauth2.Token
+		tok string
 		err error
 	}
 	got := make(chan result, 1)
 	go func() {
-		tok, err := c.tokens.Token()
+		tok, err := c.tokens.IDToken(ctx)
 		got <- result{tok, err}
 	}()
 	select {
 	case r := <-got:
 		return r.tok, r.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return "", ctx.Err()
 	}
 }
 
@@ -186,7 +178,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (se
 	if err != nil {
 		return sent, received, err
 	}
-	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Set("Authorization", "Bearer "+tok)
 	if c.appCheck != nil {
 		ac, err := c.appCheck(ctx)
 		if err != nil {

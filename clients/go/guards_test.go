@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomlease/roomlease/client"
+	client "github.com/roomlease/roomlease/clients/go"
+	"github.com/roomlease/roomlease/clients/go/clienttest"
 )
 
 func TestClient_AppCheckHeader(t *testing.T) {
@@ -137,7 +138,7 @@ func TestSession_HeartbeatHonoursRetryAfter(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	clock := newManualClock()
+	clock := clienttest.NewManualClock()
 	c, err := client.New(srv.URL, client.StaticToken("id"), client.WithClock(clock), client.WithRand(func() float64 { return 0.5 }))
 	if err != nil {
 		t.Fatal(err)
@@ -149,26 +150,26 @@ func TestSession_HeartbeatHonoursRetryAfter(t *testing.T) {
 	}
 	defer s.Close()
 
-	regular := clock.waitAsked(t, 1) // 5 s shortened by jitter 0.2 × 0.5
+	regular := clock.WaitAsked(t, 1) // 5 s shortened by jitter 0.2 × 0.5
 	if regular != 4500*time.Millisecond {
 		t.Fatalf("first beat after %v, want 4.5s", regular)
 	}
-	clock.fire()
+	clock.Fire()
 	if e := <-events; e.Kind != client.Failed || !errors.Is(e.Err, client.ErrRateLimited) {
 		t.Fatalf("event %+v, want Failed with ErrRateLimited", e)
 	}
 	// The backoff alone would be 0.5 s × 0.75.
-	if d := clock.waitAsked(t, 2); d != 7*time.Second {
+	if d := clock.WaitAsked(t, 2); d != 7*time.Second {
 		t.Fatalf("retry after %v, want the server's Retry-After 7s", d)
 	}
 	mu.Lock()
 	limited = false
 	mu.Unlock()
-	clock.fire()
+	clock.Fire()
 	if e := <-events; e.Kind != client.Renewed {
 		t.Fatalf("event %+v, want Renewed", e)
 	}
-	if d := clock.waitAsked(t, 3); d != regular {
+	if d := clock.WaitAsked(t, 3); d != regular {
 		t.Fatalf("after a success the next beat is in %v, want the regular %v", d, regular)
 	}
 }

@@ -1,4 +1,4 @@
-package client_test
+package clientintegration_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomlease/roomlease/client"
+	client "github.com/roomlease/roomlease/clients/go"
 )
 
 func participant(t *testing.T, s *client.Session, uid string) client.Participant {

@@ -5,83 +5,22 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/roomlease/roomlease/client"
+	client "github.com/roomlease/roomlease/clients/go"
+	"github.com/roomlease/roomlease/clients/go/clienttest"
 )
-
-// waitDone waits for the session to end, or fails the test.
-func waitDone(t *testing.T, s *client.Session) {
-	t.Helper()
-	select {
-	case <-s.Done():
-	case <-time.After(20 * time.Second):
-		t.Fatal("the session did not end")
-	}
-}
-
-// Cancelling the context a session was started with ends it with a leave:
-// the others see the user go at once, not when the lease runs out.
-func TestSession_CancelLeaves(t *testing.T) {
-	base := startDevServer(t) // a 15 s lease: long enough that only the leave explains a quick departure
-	room := roomName(t)
-	ada, _ := newClient(t, base)
-	a, err := ada.JoinRoom(context.Background(), room, client.SessionOptions{DisplayName: ptr("Ada")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	grace, _ := newClient(t, base)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	events := make(chan client.Event, 16)
-	g, err := grace.JoinRoom(ctx, room, client.SessionOptions{DisplayName: ptr("Grace"), OnEvent: func(e client.Event) { events <- e }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if snap, err := a.Room(context.Background()); err != nil || !slices.Contains(names(snap), "Grace") {
-		t.Fatalf("before: %+v %v", snap, err)
-	}
-	if g.Err() != nil {
-		t.Fatalf("Err() = %v while the session runs", g.Err())
-	}
-	generation := g.Generation()
-
-	cancel()
-	waitDone(t, g)
-	if !errors.Is(g.Err(), context.Canceled) {
-		t.Fatalf("Err() = %v, want context.Canceled", g.Err())
-	}
-	if e := nextEvent(t, events, time.Second); e.Kind != client.Left || e.Err != nil {
-		t.Fatalf("event %+v, want Left without an error", e)
-	}
-	snap, err := a.Room(context.Background())
-	if err != nil || slices.Contains(names(snap), "Grace") {
-		t.Fatalf("after the cancel: %+v %v; want Grace gone", snap, err)
-	}
-	if _, err := grace.Heartbeat(context.Background(), room, g.SessionID(), generation, 0); !errors.Is(err, client.ErrStaleGeneration) {
-		t.Fatalf("the old generation's heartbeat: %v, want ErrStaleGeneration", err)
-	}
-	// An ended session sends nothing more: no heartbeat that could rejoin.
-	if err := g.Beat(context.Background()); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Beat after the end: %v, want the reason it ended", err)
-	}
-	if snap, _ := a.Room(context.Background()); slices.Contains(names(snap), "Grace") {
-		t.Fatal("Grace came back after the session ended")
-	}
-}
 
 // ending is what a case of TestSession_DoneAndErr may use to end a session.
 type ending struct {
 	s      *client.Session
 	cancel context.CancelCauseFunc
 	srv    *recordingServer
-	clock  *manualClock
+	clock  *clienttest.ManualClock
 }
 
 // Done and Err say when and why a session ended, the first reason winning;
@@ -107,7 +46,7 @@ func TestSession_DoneAndErr(t *testing.T) {
 		{name: "Deadline", deadline: 500 * time.Millisecond, end: func(t *testing.T, e ending) {}, want: context.DeadlineExceeded, wantLeave: 1},
 		{name: "PermissionDenied", end: func(t *testing.T, e ending) {
 			e.srv.refuse.Store(true)
-			e.clock.fire()
+			e.clock.Fire()
 		}, want: client.ErrPermissionDenied, wantLeave: 0},
 		{name: "FirstReasonWins", end: func(t *testing.T, e ending) {
 			e.cancel(errShutdown)
@@ -118,7 +57,7 @@ func TestSession_DoneAndErr(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newRecordingServer(t)
-			clock := newManualClock()
+			clock := clienttest.NewManualClock()
 			c, err := client.New(srv.URL, client.StaticToken("id"), client.WithClock(clock))
 			if err != nil {
 				t.Fatal(err)
@@ -135,7 +74,7 @@ func TestSession_DoneAndErr(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			clock.waitAsked(t, 1)
+			clock.WaitAsked(t, 1)
 			select {
 			case <-s.Done():
 				t.Fatal("Done before the session ended")
@@ -184,7 +123,7 @@ func (v *valueTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // context.Background(); so does the leave that follows its cancellation.
 func TestSession_HeartbeatsRunOnItsContext(t *testing.T) {
 	srv := newRecordingServer(t)
-	clock := newManualClock()
+	clock := clienttest.NewManualClock()
 	transport := &valueTransport{seen: map[string][]any{}}
 	c, err := client.New(srv.URL, client.StaticToken("id"), client.WithClock(clock), client.WithHTTPClient(&http.Client{Transport: transport}))
 	if err != nil {
@@ -196,8 +135,8 @@ func TestSession_HeartbeatsRunOnItsContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock.waitAsked(t, 1)
-	clock.fire()
+	clock.WaitAsked(t, 1)
+	clock.Fire()
 	if e := nextEvent(t, events, 10*time.Second); e.Kind != client.Renewed {
 		t.Fatalf("event %+v, want Renewed", e)
 	}

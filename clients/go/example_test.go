@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/roomlease/roomlease/client"
+	client "github.com/roomlease/roomlease/clients/go"
 )
 
 // A bot that takes part in a room until it is interrupted: it joins, keeps
@@ -16,7 +16,7 @@ import (
 // 409), reads the roster, and when the interrupt cancels the session's
 // context, the session leaves the room and ends. idToken is a Firebase ID
 // token of the bot's user; in production, pass a token source that
-// refreshes it.
+// refreshes it (see NewCustomTokenSource).
 func ExampleClient_JoinRoom() {
 	var idToken string // from Firebase Auth, or the Auth emulator
 	c, err := client.New("http://127.0.0.1:8081", client.StaticToken(idToken))
@@ -52,4 +52,25 @@ func ExampleClient_JoinRoom() {
 	// (context.Canceled).
 	<-s.Done()
 	log.Printf("session ended: %v", s.Err())
+}
+
+// A bot that is a Firebase user of its own: its backend mints a custom
+// token for the bot's uid (with the Admin SDK's CustomToken), and the
+// source exchanges it for ID tokens, refreshed before they expire, for as
+// long as the bot runs.
+func ExampleNewCustomTokenSource() {
+	var webAPIKey, customToken string // the project's Web API key; from the bot's backend
+	tokens, err := client.NewCustomTokenSource(webAPIKey, customToken)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := client.New("https://presence.example.com", tokens)
+	if err != nil {
+		log.Fatal(err)
+	}
+	snap, err := c.Room(context.Background(), "standup")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("revision %d\n", snap.Revision)
 }

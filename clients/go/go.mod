@@ -1,0 +1,3 @@
+module github.com/roomlease/roomlease/clients/go
+
+go 1.24
