@@ -11,6 +11,7 @@ import (
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 
+	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -54,8 +55,8 @@ type SettingRun struct {
 // runSettings is `scripts/bench settings`: the churn workload at three
 // heartbeat/lease settings, priced with the per-operation counts measured
 // first (settings.json, settings.md, ghost-time-by-setting.svg).
-func runSettings(ctx context.Context, o Options) error {
-	client, err := projectClient(ctx, "cost")
+func runSettings(ctx context.Context, o harness.Options) error {
+	client, err := harness.ProjectClient(ctx, "cost")
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func runSettings(ctx context.Context, o Options) error {
 	for _, s := range [][2]time.Duration{{2 * time.Second, 6 * time.Second}, {5 * time.Second, 15 * time.Second}, {10 * time.Second, 30 * time.Second}} {
 		name := fmt.Sprintf("settings-%.0f-%.0f", s[0].Seconds(), s[1].Seconds())
 		var rep *workload.WorkloadReport
-		err := withStack(ctx, o, name, s[0], s[1], grace, func(url string, pid int, client *firestore.Client) error {
+		err := harness.WithStack(ctx, o, name, s[0], s[1], grace, func(url string, pid int, client *firestore.Client) error {
 			cfg := churnConfig(o, name, 4, 8, s[0], s[1], grace)
 			// The same number of crashes per minute at every setting.
 			cfg.CrashProb, cfg.LeaveProb = 0.03*s[0].Seconds()/5, 0.02*s[0].Seconds()/5
@@ -95,10 +96,10 @@ func runSettings(ctx context.Context, o Options) error {
 		runs = append(runs, SettingRun{HeartbeatSecs: s[0].Seconds(), LeaseSecs: s[1].Seconds(), Report: rep,
 			Reads: float64(hour.Reads), Writes: float64(hour.Writes), RenewWhenLeft: settings.RenewWhenLeft})
 	}
-	if err := o.svg("ghost-time-by-setting", GhostTimeBySettingPlot(runs)); err != nil {
+	if err := o.SVG("ghost-time-by-setting", GhostTimeBySettingPlot(runs)); err != nil {
 		return err
 	}
-	return o.write("settings", SettingsMarkdown(c, runs), runs)
+	return o.Write("settings", SettingsMarkdown(c, runs), runs)
 }
 
 // participantHour counts exactly what one participant-hour costs at a
@@ -115,7 +116,7 @@ func participantHour(ctx context.Context, hb, lease time.Duration) (firestoredb.
 	if err := settings.Validate(); err != nil {
 		return firestoredb.OpCounts{}, settings, err
 	}
-	client, err := projectClient(ctx, "hour")
+	client, err := harness.ProjectClient(ctx, "hour")
 	if err != nil {
 		return firestoredb.OpCounts{}, settings, err
 	}

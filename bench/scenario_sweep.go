@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -18,14 +19,14 @@ type sweepResult struct {
 // runSweep is `scripts/bench sweep`: what an idle sweeper pass costs with 10
 // and with 10 000 rooms (its reads must not grow with the rooms), and how fast
 // it tears down a backlog of due empty rooms (sweep.json, sweep.md).
-func runSweep(ctx context.Context, o Options) error {
+func runSweep(ctx context.Context, o harness.Options) error {
 	var res sweepResult
 	big, backlog := 10000, 1000
 	if o.Quick {
 		big, backlog = 1000, 200
 	}
 	for i, n := range []int{10, big} {
-		client, err := projectClient(ctx, "sweep")
+		client, err := harness.ProjectClient(ctx, "sweep")
 		if err != nil {
 			return err
 		}
@@ -42,7 +43,7 @@ func runSweep(ctx context.Context, o Options) error {
 		}
 	}
 	res.Ratio = workload.Ratio(res.Idle10k.ReadsPerPass, res.Idle10.ReadsPerPass)
-	client, err := projectClient(ctx, "teardown")
+	client, err := harness.ProjectClient(ctx, "teardown")
 	if err != nil {
 		return err
 	}
@@ -51,5 +52,5 @@ func runSweep(ctx context.Context, o Options) error {
 	if res.Teardown, err = TeardownThroughput(ctx, client, backlog); err != nil {
 		return err
 	}
-	return o.write("sweep", SweepMarkdown(res), res)
+	return o.Write("sweep", SweepMarkdown(res), res)
 }

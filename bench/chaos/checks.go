@@ -1,4 +1,4 @@
-package bench
+package chaos
 
 // The chaos scenario's verdicts, kept free of I/O so that they can be
 // tested on their own (chaos_checks_test.go): what a client may conclude

@@ -1,4 +1,4 @@
-package bench
+package chaos
 
 import (
 	"context"
@@ -183,7 +183,7 @@ func answered(r workload.Result) bool { return r.Err == nil && r.Status < 500 }
 // describe is a trail entry's account of one attempt: the process, its
 // outcome, and how long it took.
 func describe(r workload.Result, slot *chaosSlot, pid int) string {
-	return fmt.Sprintf("p%d/pid %d: %s in %s", slot.idx, pid, outcome(r), r.Done.Sub(r.Sent).Round(time.Millisecond))
+	return fmt.Sprintf("p%d/pid %d: %s in %s", slot.idx, pid, r.Outcome(), r.Done.Sub(r.Sent).Round(time.Millisecond))
 }
 
 // attempt counts one request attempt and its outcome.
@@ -196,7 +196,7 @@ func (c *chaosRun) attempt(op workload.Op, r workload.Result, retry bool) {
 	case r.Err != nil && errors.Is(r.Err, syscall.ECONNREFUSED):
 		c.event(fmt.Sprintf("%s refused (process down)", op))
 	case r.Err != nil:
-		c.event(fmt.Sprintf("%s %s", op, outcome(r)))
+		c.event(fmt.Sprintf("%s %s", op, r.Outcome()))
 	case r.Status != 200:
 		c.event(fmt.Sprintf("%s %d %s", op, r.Status, r.Code))
 	}
@@ -346,7 +346,7 @@ func (c *chaosRun) on409(ctx context.Context, u *chaosUser, s *chaosSession, hel
 	v := classify409(held, r.Done, c.cfg.Tolerance)
 	c.event("409 " + string(v))
 	if v != late409 {
-		v := ChaosViolation{Kind: violation409, At: r.Done.Format(time.RFC3339Nano), Room: held.Room, UID: held.UID, Session: held.Session,
+		v := Violation{Kind: violation409, At: r.Done.Format(time.RFC3339Nano), Room: held.Room, UID: held.UID, Session: held.Session,
 			Generation: held.Gen, Process: slot.idx, PID: pid,
 			Detail: fmt.Sprintf("heartbeat sent %s, answered 409 %s at %s; the lease of generation %d ran until %s by the answer of %s",
 				r.Sent.Format("15:04:05.000"), r.Code, r.Done.Format("15:04:05.000"), held.Gen, held.Until.Format("15:04:05.000"), held.Since.Format("15:04:05.000"))}
