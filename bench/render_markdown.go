@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roomlease/roomlease/bench/measure"
 	"github.com/roomlease/roomlease/bench/render"
 	"github.com/roomlease/roomlease/bench/workload"
 )
@@ -75,7 +76,7 @@ func SoakMarkdown(r *workload.WorkloadReport) string {
 func kib(v int64) float64 { return float64(v) / 1024 }
 
 // OpsMarkdown renders per-operation counts.
-func OpsMarkdown(counts []OpCount) string {
+func OpsMarkdown(counts []measure.OpCount) string {
 	var b strings.Builder
 	b.WriteString("| store operation | reads | writes | room document written | roster entry written |\n|---|---|---|---|---|\n")
 	for _, c := range counts {
@@ -88,7 +89,7 @@ func OpsMarkdown(counts []OpCount) string {
 func SweepMarkdown(res sweepResult) string {
 	var b strings.Builder
 	b.WriteString("| idle sweeper (every lease live) | rooms | reads per pass | writes per pass | pass p50 | pass p99 | reads of the next-deadline query |\n|---|---|---|---|---|---|---|\n")
-	for _, c := range []SweepCost{res.Idle10, res.Idle10k} {
+	for _, c := range []measure.SweepCost{res.Idle10, res.Idle10k} {
 		fmt.Fprintf(&b, "| | %d | %.1f | %.1f | %s | %s | %d |\n", c.Rooms, c.ReadsPerPass, c.WritesPerPass, render.Ms(c.PassLatency.P50), render.Ms(c.PassLatency.P99), c.NextDeadlineReads)
 	}
 	fmt.Fprintf(&b, "\nIdle reads ratio (%d rooms ÷ 10 rooms): **%.2f**.\n", res.Idle10k.Rooms, res.Ratio)
@@ -108,7 +109,7 @@ func NaiveMarkdown(res naiveResult) string {
 			render.Ms(r.Latency.P50), render.Ms(r.Latency.P95), render.Ms(r.Latency.P99), render.Ms(r.Latency.Max), r.PerSecond, r.ReadsPerHB, r.WritesPerHB, r.DeliveriesPerHB)
 	}
 	// Ratios naive / roomlease and roomlease / bare.
-	idx := map[string]RoomRun{}
+	idx := map[string]measure.RoomRun{}
 	for _, r := range res.Rooms {
 		idx[fmt.Sprintf("%s/%d", r.Design, r.Size)] = r
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/roomlease/roomlease/bench/harness"
+	"github.com/roomlease/roomlease/bench/measure"
 	"github.com/roomlease/roomlease/bench/render"
 	"github.com/roomlease/roomlease/bench/workload"
 )
@@ -167,7 +168,7 @@ type FixedCosts struct {
 // pass every sweepMaxPause of it at the measured reads, one status write a
 // run; the scheduler job; and the log-based metrics' points (one a minute
 // per metric, the report line's rate; their billed size is not priced).
-func ComputeFixedCosts(d SweepDeployment, idle SweepCost) FixedCosts {
+func ComputeFixedCosts(d SweepDeployment, idle measure.SweepCost) FixedCosts {
 	runs := 60 * HoursPerMonth
 	f := FixedCosts{Sweep: d, Requests: runs}
 	f.BusySecondsPerMonth = runs * d.BudgetSeconds

@@ -9,6 +9,7 @@ import (
 	"cloud.google.com/go/firestore"
 
 	"github.com/roomlease/roomlease/bench/harness"
+	"github.com/roomlease/roomlease/bench/measure"
 	"github.com/roomlease/roomlease/bench/naive"
 	"github.com/roomlease/roomlease/bench/render"
 	"github.com/roomlease/roomlease/functions/firestoredb"
@@ -19,11 +20,11 @@ import (
 
 // naiveResult is what naive.json holds.
 type naiveResult struct {
-	Interval float64     `json:"heartbeatIntervalSeconds"`
-	Rounds   int         `json:"rounds"`
-	Rooms    []RoomRun   `json:"rooms"`
-	Bursts   []BurstRun  `json:"bursts"`
-	HTTP     []*HTTPRoom `json:"http,omitempty"`
+	Interval float64            `json:"heartbeatIntervalSeconds"`
+	Rounds   int                `json:"rounds"`
+	Rooms    []measure.RoomRun  `json:"rooms"`
+	Bursts   []measure.BurstRun `json:"bursts"`
+	HTTP     []*HTTPRoom        `json:"http,omitempty"`
 }
 
 // runNaive is `scripts/bench naive`: heartbeat latency and listener traffic
@@ -47,16 +48,16 @@ func runNaive(ctx context.Context, o harness.Options) error {
 		return err
 	}
 	defer client.Close()
-	designs := []Design{
-		Roomlease{Store: firestoredb.New(client, presence.DefaultSettings(), time.Now), Client: client},
-		Naive{Store: naive.New(client, 15*time.Second)},
-		&Bare{Client: client},
+	designs := []measure.Design{
+		measure.Roomlease{Store: firestoredb.New(client, presence.DefaultSettings(), time.Now), Client: client},
+		measure.Naive{Store: naive.New(client, 15*time.Second)},
+		&measure.Bare{Client: client},
 	}
 	res := naiveResult{Interval: interval.Seconds(), Rounds: rounds}
 	for _, size := range sizes {
 		for _, d := range designs {
 			room := fmt.Sprintf("size%d-%s", size, strings.ReplaceAll(d.Name(), " ", ""))
-			r, err := HeartbeatRoom(ctx, d, room, size, interval, rounds)
+			r, err := measure.HeartbeatRoom(ctx, d, room, size, interval, rounds)
 			if err != nil {
 				return fmt.Errorf("%s size %d: %w", d.Name(), size, err)
 			}
@@ -65,7 +66,7 @@ func runNaive(ctx context.Context, o harness.Options) error {
 		}
 	}
 	for _, d := range designs[:2] {
-		b, err := JoinBurst(ctx, d, "burst-"+d.Name(), burst, 60*time.Second)
+		b, err := measure.JoinBurst(ctx, d, "burst-"+d.Name(), burst, 60*time.Second)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/roomlease/roomlease/bench/harness"
+	"github.com/roomlease/roomlease/bench/measure"
 )
 
 // runOps is `scripts/bench ops`: every store operation once, in process, on
@@ -14,7 +15,7 @@ func runOps(ctx context.Context, o harness.Options) error {
 		return err
 	}
 	defer client.Close()
-	counts, err := MeasureOps(ctx, client, "ops-room")
+	counts, err := measure.MeasureOps(ctx, client, "ops-room")
 	if err != nil {
 		return err
 	}

@@ -8,10 +8,8 @@ import (
 
 	"cloud.google.com/go/firestore"
 
-	"github.com/roomlease/roomlease/functions/firestoredb"
-	"github.com/roomlease/roomlease/functions/presence"
-
 	"github.com/roomlease/roomlease/bench/harness"
+	"github.com/roomlease/roomlease/bench/measure"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -20,21 +18,21 @@ var Prices = struct{ Reads, Writes, Deletes float64 }{0.03, 0.09, 0.01}
 
 // settingsCosts are per-operation counts shown beside the settings: a
 // renewing heartbeat, a join, a leave.
-type settingsCosts struct{ Heartbeat, Join, Leave OpCount }
+type settingsCosts struct{ Heartbeat, Join, Leave measure.OpCount }
 
 // settingsCostsOf picks the measurements shown beside the settings out of
-// MeasureOps' results. A label MeasureOps no longer uses is an error:
+// measure.MeasureOps' results. A label measure.MeasureOps no longer uses is an error:
 // read from a map it would price the operation at zero.
-func settingsCostsOf(counts []OpCount) (settingsCosts, error) {
-	find := func(label string) (OpCount, error) {
+func settingsCostsOf(counts []measure.OpCount) (settingsCosts, error) {
+	find := func(label string) (measure.OpCount, error) {
 		for _, c := range counts {
 			if c.Op == label {
 				return c, nil
 			}
 		}
-		return OpCount{}, fmt.Errorf("MeasureOps measured no %q, which the settings are priced with", label)
+		return measure.OpCount{}, fmt.Errorf("MeasureOps measured no %q, which the settings are priced with", label)
 	}
-	hb, err1 := find(HeartbeatRenewLabel)
+	hb, err1 := find(measure.HeartbeatRenewLabel)
 	join, err2 := find("join: another user")
 	leave, err3 := find("leave: a user's last tab")
 	return settingsCosts{Heartbeat: hb, Join: join, Leave: leave}, errors.Join(err1, err2, err3)
@@ -46,7 +44,7 @@ type SettingRun struct {
 	LeaseSecs     float64                  `json:"leaseSeconds"`
 	Report        *workload.WorkloadReport `json:"report"`
 	// Per participant-hour: one join, an hour of heartbeats on schedule and
-	// one leave, counted exactly (participantHour).
+	// one leave, counted exactly (measure.ParticipantHour).
 	Reads         float64 `json:"readsPerParticipantHour"`
 	Writes        float64 `json:"writesPerParticipantHour"`
 	RenewWhenLeft float64 `json:"renewWhenLeft"`
@@ -60,7 +58,7 @@ func runSettings(ctx context.Context, o harness.Options) error {
 	if err != nil {
 		return err
 	}
-	counts, err := MeasureOps(ctx, client, "cost-room")
+	counts, err := measure.MeasureOps(ctx, client, "cost-room")
 	client.Close()
 	if err != nil {
 		return err
@@ -89,7 +87,7 @@ func runSettings(ctx context.Context, o harness.Options) error {
 		if err != nil {
 			return err
 		}
-		hour, settings, err := participantHour(ctx, s[0], s[1])
+		hour, settings, err := measure.ParticipantHour(ctx, s[0], s[1])
 		if err != nil {
 			return err
 		}
@@ -100,51 +98,4 @@ func runSettings(ctx context.Context, o harness.Options) error {
 		return err
 	}
 	return o.Write("settings", SettingsMarkdown(c, runs), runs)
-}
-
-// participantHour counts exactly what one participant-hour costs at a
-// heartbeat/lease setting (and the default RenewWhenLeft, as roomlease-dev
-// runs it): a join, a heartbeat every interval for an hour, and a leave (in
-// a room someone else holds, as most joins and leaves are), on
-// a store with a stopped clock that the loop moves, so that which
-// heartbeats renew depends on the schedule alone and not on how busy the
-// machine is. A multiplication of one heartbeat's cost would no longer do:
-// whether a heartbeat writes depends on the lease it finds.
-func participantHour(ctx context.Context, hb, lease time.Duration) (firestoredb.OpCounts, presence.Settings, error) {
-	settings := presence.DefaultSettings()
-	settings.Heartbeat, settings.Lease = hb, lease
-	if err := settings.Validate(); err != nil {
-		return firestoredb.OpCounts{}, settings, err
-	}
-	client, err := harness.ProjectClient(ctx, "hour")
-	if err != nil {
-		return firestoredb.OpCounts{}, settings, err
-	}
-	defer client.Close()
-	clock := newManualClock(benchStart)
-	store := firestoredb.New(client, settings, clock.Now)
-	// Someone is in the room already, so that the hour's join and leave
-	// are the ordinary ones ("join: another user", "leave: a user's last
-	// tab"), not the room's creation and emptying.
-	host := presence.SessionKey{RoomID: "hour", ParticipantID: "host", SessionID: "tab"}
-	if _, err := store.Join(ctx, presence.JoinRequest{SessionKey: host}); err != nil {
-		return firestoredb.OpCounts{}, settings, err
-	}
-	before := store.Ops()
-	key := presence.SessionKey{RoomID: "hour", ParticipantID: "alice", SessionID: "tab"}
-	res, err := store.Join(ctx, presence.JoinRequest{SessionKey: key})
-	if err != nil {
-		return firestoredb.OpCounts{}, settings, err
-	}
-	ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation}
-	for range int(time.Hour / hb) {
-		clock.Advance(hb)
-		if _, err := store.Heartbeat(ctx, ref); err != nil {
-			return firestoredb.OpCounts{}, settings, fmt.Errorf("heartbeat at +%v: %w", clock.Now().Sub(benchStart), err)
-		}
-	}
-	if _, err := store.Leave(ctx, ref); err != nil {
-		return firestoredb.OpCounts{}, settings, err
-	}
-	return store.Ops().Sub(before), settings, nil
 }

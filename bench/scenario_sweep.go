@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/roomlease/roomlease/bench/harness"
+	"github.com/roomlease/roomlease/bench/measure"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // sweepResult is what sweep.json holds.
 type sweepResult struct {
-	Idle10   SweepCost       `json:"idle10"`
-	Idle10k  SweepCost       `json:"idle10000"`
-	Ratio    float64         `json:"readsRatio10000over10"`
-	Teardown TeardownBacklog `json:"teardownBacklog"`
+	Idle10   measure.SweepCost       `json:"idle10"`
+	Idle10k  measure.SweepCost       `json:"idle10000"`
+	Ratio    float64                 `json:"readsRatio10000over10"`
+	Teardown measure.TeardownBacklog `json:"teardownBacklog"`
 }
 
 // runSweep is `scripts/bench sweep`: what an idle sweeper pass costs with 10
@@ -31,7 +32,7 @@ func runSweep(ctx context.Context, o harness.Options) error {
 			return err
 		}
 		o.Log(fmt.Sprintf("sweep: seeding %d active rooms", n))
-		c, err := IdleSweepCost(ctx, client, n, 10)
+		c, err := measure.IdleSweepCost(ctx, client, n, 10)
 		client.Close()
 		if err != nil {
 			return err
@@ -49,7 +50,7 @@ func runSweep(ctx context.Context, o harness.Options) error {
 	}
 	defer client.Close()
 	o.Log(fmt.Sprintf("sweep: seeding %d due empty rooms", backlog))
-	if res.Teardown, err = TeardownThroughput(ctx, client, backlog); err != nil {
+	if res.Teardown, err = measure.TeardownThroughput(ctx, client, backlog); err != nil {
 		return err
 	}
 	return o.Write("sweep", SweepMarkdown(res), res)
