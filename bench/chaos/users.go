@@ -100,7 +100,7 @@ type chaosUser struct {
 	room     string
 	tabs     []string // session ids of the tabs open in room
 	tabSeq   int
-	sessions map[string]*chaosSession // by room + "/" + session id
+	sessions map[string]*chaosSession // by workload.TabKey(room, session id)
 	trail    []string                 // the latest requests and events, for a violation's report
 }
 
@@ -125,7 +125,7 @@ func (u *chaosUser) trailCopy() []string {
 
 // session returns u's session sid in room, creating it; u.mu is held.
 func (u *chaosUser) session(room, sid string) *chaosSession {
-	k := room + "/" + sid
+	k := workload.TabKey(room, sid)
 	s := u.sessions[k]
 	if s == nil {
 		s = &chaosSession{room: room, sid: sid}
@@ -134,16 +134,16 @@ func (u *chaosUser) session(room, sid string) *chaosSession {
 	return s
 }
 
+// tabsIn returns u's tabs open in its room whose session is in state; u.mu
+// is held.
+func (u *chaosUser) tabsIn(state chaosSessState) []*chaosSession {
+	return workload.OpenTabs(u.sessions, u.room, u.tabs, func(s *chaosSession) bool { return s.state == state })
+}
+
 func (u *chaosUser) liveTabs() []*chaosSession {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	var out []*chaosSession
-	for _, sid := range u.tabs {
-		if s := u.sessions[u.room+"/"+sid]; s != nil && s.state == sessLive {
-			out = append(out, s)
-		}
-	}
-	return out
+	return u.tabsIn(sessLive)
 }
 
 // tabsWithout lists the tabs open in u's room whose join gave up.
@@ -151,10 +151,8 @@ func (u *chaosUser) tabsWithout() []string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var out []string
-	for _, sid := range u.tabs {
-		if s := u.sessions[u.room+"/"+sid]; s != nil && s.state == sessNone {
-			out = append(out, sid)
-		}
+	for _, s := range u.tabsIn(sessNone) {
+		out = append(out, s.sid)
 	}
 	return out
 }
@@ -405,13 +403,11 @@ func (c *chaosRun) crash(u *chaosUser) {
 	u.op.Lock()
 	defer u.op.Unlock()
 	u.mu.Lock()
-	n := 0
-	for _, sid := range u.tabs {
-		if s := u.sessions[u.room+"/"+sid]; s != nil && s.state == sessLive {
-			s.state = sessCrashed
-			n++
-		}
+	live := u.tabsIn(sessLive)
+	for _, s := range live {
+		s.state = sessCrashed
 	}
+	n := len(live)
 	u.mu.Unlock()
 	if n > 0 {
 		u.note("crash: %d tab(s) in %s", n, u.room)
