@@ -1,3 +1,10 @@
+// Package chaos is `scripts/bench chaos`: users churning through several
+// roomlease-dev processes, each with its own sweeper, while the processes
+// are killed, restarted, frozen and thawed; then the drain. chaos.go runs
+// it, procs.go holds the processes and the chaos loop, users.go the
+// simulated clients, reads.go what it reads from the emulator directly,
+// checks.go the verdicts (free of I/O, tested on their own) and report.go
+// renders chaos.md.
 package chaos
 
 import (

@@ -1,3 +1,9 @@
+// Package fleet is `scripts/bench fleet`: crowds of users joining and
+// leaving one room at once through several roomlease-dev processes, beside
+// the same crowds in rooms of their own (the floor). fleet.go runs it,
+// burst.go sends the crowds, cases.go runs the two cases and watches the
+// room, stats.go and verify.go summarize and judge them, report.go renders
+// fleet.md and fleet.svg.
 package fleet
 
 import (
