@@ -135,6 +135,10 @@ func runSize(ctx context.Context, o harness.Options, fc Config, client *firestor
 		}
 	}()
 	env := o.ServerEnv(fleetHeartbeat, fleetLease, fleetGrace)
+	// The away lease may be no shorter than the lease, which the fleet
+	// stretches far beyond the default away lease: without this, every
+	// process refuses its settings at start-up.
+	env["ROOMLEASE_AWAY_LEASE"] = fleetLease.String()
 	for i := range n {
 		port := fc.Port + i
 		if fc.Port == 0 {
