@@ -276,11 +276,9 @@ func Run(ctx context.Context, o harness.Options, cfg Config) error {
 		seed := cfg.Seed + uint64(i+1)*7919
 		u := &chaosUser{idx: i, uid: cu.UID, token: cu.Token, rng: rand.New(rand.NewPCG(seed, seed+1)),
 			room: c.rooms[i%len(c.rooms)], sessions: map[string]*chaosSession{}}
-		u.tabSeq++
-		u.tabs = append(u.tabs, fmt.Sprintf("tab-%d", u.tabSeq))
+		u.tabs = append(u.tabs, workload.NextTab(&u.tabSeq))
 		if tabRng.Float64() < cfg.TwoTabs {
-			u.tabSeq++
-			u.tabs = append(u.tabs, fmt.Sprintf("tab-%d", u.tabSeq))
+			u.tabs = append(u.tabs, workload.NextTab(&u.tabSeq))
 		}
 		c.users = append(c.users, u)
 		c.userByUID[u.uid] = u

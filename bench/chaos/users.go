@@ -502,8 +502,7 @@ func (c *chaosRun) churnEvent(ctx, loop context.Context, u *chaosUser) {
 		switch len(tabs) {
 		case 1:
 			u.mu.Lock()
-			u.tabSeq++
-			sid := fmt.Sprintf("tab-%d", u.tabSeq)
+			sid := workload.NextTab(&u.tabSeq)
 			u.tabs = append(u.tabs, sid)
 			room := u.room
 			u.mu.Unlock()

@@ -57,8 +57,7 @@ func (w *Workload) openTabs(users []*simUser) {
 			tabs = 2
 		}
 		for range tabs {
-			u.tabSeq++
-			u.tabs = append(u.tabs, fmt.Sprintf("tab-%d", u.tabSeq))
+			u.tabs = append(u.tabs, NextTab(&u.tabSeq))
 		}
 	}
 }

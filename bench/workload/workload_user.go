@@ -76,6 +76,13 @@ func (w *Workload) liveTabs(u *simUser) []*session {
 	return OpenTabs(u.sessions, u.room, u.tabs, func(s *session) bool { return s.state == sLive })
 }
 
+// NextTab advances a user's tab counter and returns the new tab's session
+// id ("tab-N").
+func NextTab(seq *int) string {
+	*seq++
+	return fmt.Sprintf("tab-%d", *seq)
+}
+
 // TabKey is a session's key among a simulated user's sessions: the room
 // and the session id, since one tab's id is reused in every room it joins.
 func TabKey(room, sid string) string { return room + "/" + sid }
@@ -258,8 +265,7 @@ func (w *Workload) churnEvent(ctx context.Context, u *simUser, rng *rand.Rand) b
 		switch len(tabs) {
 		case 1:
 			u.mu.Lock()
-			u.tabSeq++
-			sid := fmt.Sprintf("tab-%d", u.tabSeq)
+			sid := NextTab(&u.tabSeq)
 			u.tabs = append(u.tabs, sid)
 			room := u.room
 			u.mu.Unlock()
