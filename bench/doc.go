@@ -1,7 +1,7 @@
-// Package bench is roomlease's benchmark: a load generator that drives the
-// real local stack over HTTP and watches it through Firestore listeners, the
-// store-level measurements (operation counts, sweeper cost, the naive
-// baseline), and the report (JSON, Markdown, SVG plots).
+// Package bench is roomlease's benchmark: the scenarios of scripts/bench
+// that drive the real local stack over HTTP and watch it through Firestore
+// listeners, or measure the store in process, and the reports they write
+// (JSON, Markdown, SVG plots).
 //
 // Nothing here asserts on time: the numbers are reported, not judged, except
 // for counts that cannot depend on timing (false removals, per-operation
@@ -9,24 +9,29 @@
 //
 // Where things are:
 //
-//   - run.go: Options and RunScenarios, which cmd/roomlease-load calls;
-//     stack.go starts roomlease-dev and Firestore clients for a scenario.
-//   - scenario_NAME.go: one file per scenario of scripts/bench (ops, load,
-//     settings, sweep, naive, soak, fleet, chaos, abuse): what it runs and which files it
-//     writes. The fleet (crowds through several roomlease-dev processes) is
-//     started by cmd/roomlease-load beside RunScenarios, and its parts are in
-//     fleet_*.go: the bursts, the two cases, their statistics and checks.
-//     So is the chaos (users churning through several processes while they
-//     are killed and frozen), in chaos_*.go: the processes and the chaos
-//     loop, the users, the reads of the emulator, and the verdicts.
+//   - run.go: RunScenarios, which cmd/roomlease-load calls, and
+//     scenario_NAME.go, one file per scenario (ops, load, settings, sweep,
+//     naive, soak, cost, abuse): what it runs and which files it writes.
+//   - render_*.go: each scenario's Markdown tables and plots.
+//   - package harness: what every run shares: Options (the flags of
+//     cmd/roomlease-load), roomlease-dev and Firestore clients for a
+//     scenario, and the writing of NAME.json, NAME.md and NAME.svg.
 //   - package workload: the HTTP load generator the load, settings, soak,
-//     naive, fleet and chaos scenarios drive (Workload.Run and its phases,
-//     the simulated user, the report); api.go is its HTTP client, watch.go
-//     its Firestore listeners, server.go the roomlease-dev process and its
-//     memory, stats.go distributions and percentiles.
-//   - ops.go, sweepcost.go, compare.go: the in-process store measurements
-//     (per-operation counts, the sweeper's cost, the naive comparison).
-//   - render_*.go: every Markdown table and plot of a report, and the
-//     result files written; the SVG line charts and the writing of JSON are
-//     package render, which knows no scenario.
+//     naive, abuse, fleet and chaos runs drive (Workload.Run and its
+//     phases, the simulated user, the report); api.go is its HTTP client,
+//     watch.go its Firestore listeners, server.go the roomlease-dev process
+//     and its memory, stats.go distributions and percentiles.
+//   - package measure: the store measured in process (per-operation counts,
+//     the sweeper's cost, a counted participant-hour, the three designs of
+//     the naive comparison).
+//   - package fleet: crowds joining and leaving one room through several
+//     roomlease-dev processes (the bursts, the two cases, their statistics,
+//     checks and report). cmd/roomlease-load starts it beside RunScenarios.
+//   - package chaos: users churning through several processes while they
+//     are killed and frozen (the processes and the chaos loop, the users,
+//     the reads of the emulator, the verdicts and the report); also started
+//     by cmd/roomlease-load.
+//   - package naive: the naive baseline; package render: the SVG line
+//     charts, the shared Markdown cells and the writing of JSON. Neither
+//     knows a scenario.
 package bench

@@ -18,6 +18,7 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 
+	"github.com/roomlease/roomlease/bench/measure"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -84,19 +85,19 @@ func TestTinyLoadRun(t *testing.T) {
 // table carries every measured operation with its counts.
 func TestMeasureOps(t *testing.T) {
 	client, _ := emulatortest.Firestore(t)
-	counts, err := bench.MeasureOps(context.Background(), client, "ops")
+	counts, err := measure.MeasureOps(context.Background(), client, "ops")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, writes := range map[string]int64{bench.HeartbeatSkipLabel: 0, bench.HeartbeatRenewLabel: 1, "heartbeat: right after a renewal (writes nothing)": 0} {
+	for name, writes := range map[string]int64{measure.HeartbeatSkipLabel: 0, measure.HeartbeatRenewLabel: 1, "heartbeat: right after a renewal (writes nothing)": 0} {
 		c := opCount(t, counts, name)
 		if c.Reads != 1 || c.Writes != writes || c.RoomWritten || c.RosterWritten {
 			t.Errorf("%s: %+v, want 1 read, %d writes, neither room nor roster written", name, c, writes)
 		}
 	}
 	// The policy read: once per room, instance and ROOMLEASE_POLICY_CACHE.
-	if c := opCount(t, counts, bench.HeartbeatPolicyLabel); c.Reads != 2 || c.Writes != 0 || c.RoomWritten || c.RosterWritten {
-		t.Errorf("%s: %+v, want 2 reads (session and policy), no writes", bench.HeartbeatPolicyLabel, c)
+	if c := opCount(t, counts, measure.HeartbeatPolicyLabel); c.Reads != 2 || c.Writes != 0 || c.RoomWritten || c.RosterWritten {
+		t.Errorf("%s: %+v, want 2 reads (session and policy), no writes", measure.HeartbeatPolicyLabel, c)
 	}
 	if c := opCount(t, counts, "leave: stale generation (no effect)"); c.Writes != 0 || c.RoomWritten || c.RosterWritten {
 		t.Errorf("stale leave: %+v", c)
@@ -104,7 +105,7 @@ func TestMeasureOps(t *testing.T) {
 	if c := opCount(t, counts, "join: reconnect of a known session (new generation)"); c.RoomWritten || c.RosterWritten {
 		t.Errorf("reconnect: %+v", c)
 	}
-	if c := opCount(t, counts, bench.OutsiderReadLabel); c.Reads > 2 || c.Writes != 0 {
+	if c := opCount(t, counts, measure.OutsiderReadLabel); c.Reads > 2 || c.Writes != 0 {
 		t.Errorf("outsider's room read: %+v, want at most 2 reads and no write", c)
 	}
 	if c := opCount(t, counts, "sweep pass: idle"); c.Writes != 0 {
@@ -134,9 +135,9 @@ func TestMeasureOps(t *testing.T) {
 // opCount returns the measurement labelled name, and fails the test if there
 // is none (or more than one): a renamed label must not read as zero reads
 // and zero writes, which several checks above would accept.
-func opCount(t *testing.T, counts []bench.OpCount, name string) bench.OpCount {
+func opCount(t *testing.T, counts []measure.OpCount, name string) measure.OpCount {
 	t.Helper()
-	var found []bench.OpCount
+	var found []measure.OpCount
 	for _, c := range counts {
 		if c.Op == name {
 			found = append(found, c)
@@ -172,11 +173,11 @@ func TestIdleSweepCostFlat(t *testing.T) {
 	ctx := context.Background()
 	small, _ := emulatortest.Firestore(t)
 	big, _ := emulatortest.Firestore(t)
-	a, err := bench.IdleSweepCost(ctx, small, 3, 2)
+	a, err := measure.IdleSweepCost(ctx, small, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := bench.IdleSweepCost(ctx, big, 60, 2)
+	b, err := measure.IdleSweepCost(ctx, big, 60, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/roomlease/roomlease/bench/render"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -33,14 +34,14 @@ func AbuseMarkdown(r abuseResult) string {
 	if len(a.Other) > 0 {
 		fmt.Fprintf(&b, "| other outcomes | %v | none | **missed** |\n", a.Other)
 	}
-	fmt.Fprintf(&b, "| abuser's join latency p50 / p99 | %s / %s | – | reported |\n", ms(a.JoinLatency.P50), ms(a.JoinLatency.P99))
+	fmt.Fprintf(&b, "| abuser's join latency p50 / p99 | %s / %s | – | reported |\n", render.Ms(a.JoinLatency.P50), render.Ms(a.JoinLatency.P99))
 	fmt.Fprintf(&b, "| room read by a participant: Firestore reads | %d (roster of %d entries, %d listed, the abuser with %d sessions; HTTP %d) | ≤ 1 + E + 10 × E + 1 (revision) = %d | %s |\n",
 		rd.Reads, rd.Entries, rd.Participants, rd.AbuserSessionCount, rd.HTTPStatus, rd.Bound, met(rd.Reads <= rd.Bound))
 	if w != nil {
 		fmt.Fprintf(&b, "| other rooms: ghost time p99 | %s (n = %d; beyond the lease p99 %s) | ≤ lease + 1 s = %s | %s |\n",
-			secs(w.GhostTime.P99), w.GhostTime.N, secs(w.GhostBeyond.P99), secs(r.GhostTargetMs), verdict(w.GhostTime, r.GhostTargetMs))
+			render.Secs(w.GhostTime.P99), w.GhostTime.N, render.Secs(w.GhostBeyond.P99), render.Secs(r.GhostTargetMs), verdict(w.GhostTime, r.GhostTargetMs))
 		fmt.Fprintf(&b, "| other rooms: teardown lag p99 | %s (n = %d) | ≤ grace + 1 s = %s | %s |\n",
-			secs(w.TeardownLag.P99), w.TeardownLag.N, secs(r.TeardownTargetMs), verdict(w.TeardownLag, r.TeardownTargetMs))
+			render.Secs(w.TeardownLag.P99), w.TeardownLag.N, render.Secs(r.TeardownTargetMs), verdict(w.TeardownLag, r.TeardownTargetMs))
 		fmt.Fprintf(&b, "| other rooms: false removals, rooms not torn down | %d, %d | 0, 0 | %s |\n", w.FalseRemovals, w.RoomsLeft, met(w.FalseRemovals == 0 && w.RoomsLeft == 0))
 	}
 	fmt.Fprintf(&b, "\nThe abuser heartbeated its accepted sessions (%d heartbeats, %d errors), so they stayed live throughout.\n", a.Heartbeats, a.HBErrors)

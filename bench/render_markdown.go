@@ -9,39 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roomlease/roomlease/bench/measure"
+	"github.com/roomlease/roomlease/bench/render"
 	"github.com/roomlease/roomlease/bench/workload"
 )
-
-func ms(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case v >= 10000:
-		return fmt.Sprintf("%.1f s", v/1000)
-	case v >= 100:
-		return fmt.Sprintf("%.0f ms", v)
-	default:
-		return fmt.Sprintf("%.1f ms", v)
-	}
-}
-
-func secs(v float64) string { return fmt.Sprintf("%.2f s", v/1000) }
-
-// LatencyRow formats a Summary as table cells: n | p50 | p95 | p99 | max.
-func LatencyRow(s workload.Summary) string {
-	if s.N == 0 {
-		return "0 | – | – | – | –"
-	}
-	return fmt.Sprintf("%d | %s | %s | %s | %s", s.N, ms(s.P50), ms(s.P95), ms(s.P99), ms(s.Max))
-}
-
-// SecondsRow formats a Summary of long durations in seconds.
-func SecondsRow(s workload.Summary) string {
-	if s.N == 0 {
-		return "0 | – | – | – | –"
-	}
-	return fmt.Sprintf("%d | %s | %s | %s | %s", s.N, secs(s.P50), secs(s.P95), secs(s.P99), secs(s.Max))
-}
 
 // WorkloadMarkdown renders a workload run's tables.
 func WorkloadMarkdown(r *workload.WorkloadReport) string {
@@ -51,16 +22,16 @@ func WorkloadMarkdown(r *workload.WorkloadReport) string {
 	b.WriteString("| HTTP operation | n | p50 | p95 | p99 | max | per second | 2xx | 4xx | 5xx | transport errors |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, op := range workload.Ops {
 		o := r.Ops[op]
-		fmt.Fprintf(&b, "| %s | %s | %.1f | %d | %d | %d | %d |\n", op, LatencyRow(o.Latency), o.PerSecond, o.OK, o.Client4xx, o.Server5xx, o.Transport)
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %d | %d | %d | %d |\n", op, render.LatencyRow(o.Latency), o.PerSecond, o.OK, o.Client4xx, o.Server5xx, o.Transport)
 	}
 	b.WriteString("\n| distribution | n | p50 | p95 | p99 | max |\n|---|---|---|---|---|---|\n")
-	fmt.Fprintf(&b, "| ghost time (crash → listener sees removal) | %s |\n", SecondsRow(r.GhostTime))
-	fmt.Fprintf(&b, "| … of which after the lease end (sweep + listener lag) | %s |\n", SecondsRow(r.GhostBeyond))
-	fmt.Fprintf(&b, "| graceful leave → listener sees removal (churn: one user at a time) | %s |\n", SecondsRow(r.LeaveVisible))
-	fmt.Fprintf(&b, "| graceful leave → listener sees removal (end of run: a whole room leaves at once) | %s |\n", SecondsRow(r.LeaveDrain))
-	fmt.Fprintf(&b, "| teardown lag (last departure → room deleted, seen by listener) | %s |\n", SecondsRow(r.TeardownLag))
-	fmt.Fprintf(&b, "| … last departure by leave | %s |\n", SecondsRow(r.TeardownLeave))
-	fmt.Fprintf(&b, "| … last departure by lease expiry | %s |\n", SecondsRow(r.TeardownExpiry))
+	fmt.Fprintf(&b, "| ghost time (crash → listener sees removal) | %s |\n", render.SecondsRow(r.GhostTime))
+	fmt.Fprintf(&b, "| … of which after the lease end (sweep + listener lag) | %s |\n", render.SecondsRow(r.GhostBeyond))
+	fmt.Fprintf(&b, "| graceful leave → listener sees removal (churn: one user at a time) | %s |\n", render.SecondsRow(r.LeaveVisible))
+	fmt.Fprintf(&b, "| graceful leave → listener sees removal (end of run: a whole room leaves at once) | %s |\n", render.SecondsRow(r.LeaveDrain))
+	fmt.Fprintf(&b, "| teardown lag (last departure → room deleted, seen by listener) | %s |\n", render.SecondsRow(r.TeardownLag))
+	fmt.Fprintf(&b, "| … last departure by leave | %s |\n", render.SecondsRow(r.TeardownLeave))
+	fmt.Fprintf(&b, "| … last departure by lease expiry | %s |\n", render.SecondsRow(r.TeardownExpiry))
 	s := r.Steady
 	if s.Heartbeats > 0 {
 		fmt.Fprintf(&b, "\nSteady phase (%.0f s, no churn): %d heartbeats (%.1f/s, %d errors), roster-listener deliveries %d (%.3f per heartbeat, %d document reads), room-document-listener deliveries %d.\n",
@@ -71,7 +42,7 @@ func WorkloadMarkdown(r *workload.WorkloadReport) string {
 	if len(r.Events) > 0 {
 		b.WriteString("\nEvents: ")
 		first := true
-		for _, k := range sortedKeys(r.Events) {
+		for _, k := range render.SortedKeys(r.Events) {
 			if !first {
 				b.WriteString(", ")
 			}
@@ -104,31 +75,12 @@ func SoakMarkdown(r *workload.WorkloadReport) string {
 
 func kib(v int64) float64 { return float64(v) / 1024 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
-
 // OpsMarkdown renders per-operation counts.
-func OpsMarkdown(counts []OpCount) string {
+func OpsMarkdown(counts []measure.OpCount) string {
 	var b strings.Builder
 	b.WriteString("| store operation | reads | writes | room document written | roster entry written |\n|---|---|---|---|---|\n")
-	yn := func(v bool) string {
-		if v {
-			return "yes"
-		}
-		return "no"
-	}
 	for _, c := range counts {
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", c.Op, c.Reads, c.Writes, yn(c.RoomWritten), yn(c.RosterWritten))
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", c.Op, c.Reads, c.Writes, render.YesNo(c.RoomWritten), render.YesNo(c.RosterWritten))
 	}
 	return b.String()
 }
@@ -137,8 +89,8 @@ func OpsMarkdown(counts []OpCount) string {
 func SweepMarkdown(res sweepResult) string {
 	var b strings.Builder
 	b.WriteString("| idle sweeper (every lease live) | rooms | reads per pass | writes per pass | pass p50 | pass p99 | reads of the next-deadline query |\n|---|---|---|---|---|---|---|\n")
-	for _, c := range []SweepCost{res.Idle10, res.Idle10k} {
-		fmt.Fprintf(&b, "| | %d | %.1f | %.1f | %s | %s | %d |\n", c.Rooms, c.ReadsPerPass, c.WritesPerPass, ms(c.PassLatency.P50), ms(c.PassLatency.P99), c.NextDeadlineReads)
+	for _, c := range []measure.SweepCost{res.Idle10, res.Idle10k} {
+		fmt.Fprintf(&b, "| | %d | %.1f | %.1f | %s | %s | %d |\n", c.Rooms, c.ReadsPerPass, c.WritesPerPass, render.Ms(c.PassLatency.P50), render.Ms(c.PassLatency.P99), c.NextDeadlineReads)
 	}
 	fmt.Fprintf(&b, "\nIdle reads ratio (%d rooms ÷ 10 rooms): **%.2f**.\n", res.Idle10k.Rooms, res.Ratio)
 	t := res.Teardown
@@ -154,10 +106,10 @@ func NaiveMarkdown(res naiveResult) string {
 	b.WriteString("| design | room size | heartbeats | success | p50 | p95 | p99 | max | per second | reads/hb | writes/hb | listener deliveries/hb |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range res.Rooms {
 		fmt.Fprintf(&b, "| %s | %d | %d | %.1f%% | %s | %s | %s | %s | %.1f | %.2f | %.2f | %.2f |\n", r.Design, r.Size, r.Heartbeats, 100*r.SuccessRate,
-			ms(r.Latency.P50), ms(r.Latency.P95), ms(r.Latency.P99), ms(r.Latency.Max), r.PerSecond, r.ReadsPerHB, r.WritesPerHB, r.DeliveriesPerHB)
+			render.Ms(r.Latency.P50), render.Ms(r.Latency.P95), render.Ms(r.Latency.P99), render.Ms(r.Latency.Max), r.PerSecond, r.ReadsPerHB, r.WritesPerHB, r.DeliveriesPerHB)
 	}
 	// Ratios naive / roomlease and roomlease / bare.
-	idx := map[string]RoomRun{}
+	idx := map[string]measure.RoomRun{}
 	for _, r := range res.Rooms {
 		idx[fmt.Sprintf("%s/%d", r.Design, r.Size)] = r
 	}
@@ -173,13 +125,13 @@ func NaiveMarkdown(res naiveResult) string {
 	b.WriteString("\n| burst of simultaneous joins into one room | joins | succeeded | p50 | p95 | p99 | max | wall time | listener deliveries | reads | writes | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, x := range res.Bursts {
 		fmt.Fprintf(&b, "| %s (store) | %d | %d (%.1f%%) | %s | %s | %s | %s | %.1f s | %d | %d | %d | %v |\n", x.Design, x.Joins, x.OK, 100*x.SuccessRate,
-			ms(x.Latency.P50), ms(x.Latency.P95), ms(x.Latency.P99), ms(x.Latency.Max), x.WallSecs, x.Deliveries, x.Reads, x.Writes, x.Errors)
+			render.Ms(x.Latency.P50), render.Ms(x.Latency.P95), render.Ms(x.Latency.P99), render.Ms(x.Latency.Max), x.WallSecs, x.Deliveries, x.Reads, x.Writes, x.Errors)
 	}
 	for _, h := range res.HTTP {
 		if h.Kind == "burst" {
 			j := h.Report.Ops[workload.OpJoin]
 			fmt.Fprintf(&b, "| roomlease (HTTP) | %d | %d (%.1f%%) | %s | %s | %s | %s | %.1f s | – | – | – | %v |\n", h.Size, j.OK, 100*workload.Ratio(float64(j.OK), float64(h.Size)),
-				ms(j.Latency.P50), ms(j.Latency.P95), ms(j.Latency.P99), ms(j.Latency.Max), h.WallSecs, j.Codes)
+				render.Ms(j.Latency.P50), render.Ms(j.Latency.P95), render.Ms(j.Latency.P99), render.Ms(j.Latency.Max), h.WallSecs, j.Codes)
 		}
 	}
 	if len(res.HTTP) > 0 {
@@ -189,8 +141,8 @@ func NaiveMarkdown(res naiveResult) string {
 				continue
 			}
 			s := h.Report.Steady
-			fmt.Fprintf(&b, "| %d | %d | %d | %s | %s | %s | %s | %.3f |\n", h.Size, s.Heartbeats, s.HeartbeatErrorsOther, ms(s.HeartbeatLatency.P50), ms(s.HeartbeatLatency.P95),
-				ms(s.HeartbeatLatency.P99), ms(s.HeartbeatLatency.Max), s.DeliveriesPerHB)
+			fmt.Fprintf(&b, "| %d | %d | %d | %s | %s | %s | %s | %.3f |\n", h.Size, s.Heartbeats, s.HeartbeatErrorsOther, render.Ms(s.HeartbeatLatency.P50), render.Ms(s.HeartbeatLatency.P95),
+				render.Ms(s.HeartbeatLatency.P99), render.Ms(s.HeartbeatLatency.Max), s.DeliveriesPerHB)
 		}
 	}
 	return b.String()
@@ -216,7 +168,7 @@ func SettingsMarkdown(c settingsCosts, runs []SettingRun) string {
 		g := r.Report.GhostTime
 		fmt.Fprintf(&b, "| %.0f s / %.0f s | %.0f | %.0f | 2 (join + leave; heartbeats: %.2f per heartbeat measured) | $%.2f | %.0f | %s | %s | %s | %d | %s |\n",
 			r.HeartbeatSecs, r.LeaseSecs, r.Reads, r.Writes, r.Report.Steady.DeliveriesPerHB, usd, 3600/r.HeartbeatSecs+2,
-			secs(g.P50), secs(g.P99), secs(g.Max), g.N, secs(r.Report.GhostBeyond.P99))
+			render.Secs(g.P50), render.Secs(g.P99), render.Secs(g.Max), g.N, render.Secs(r.Report.GhostBeyond.P99))
 	}
 	b.WriteString("\nPer run (each with grace 10 s):\n\n")
 	for _, r := range runs {

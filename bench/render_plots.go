@@ -9,7 +9,7 @@ import (
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
-// The SVG plots the scenarios write, each built on Plot (render_svg.go).
+// The SVG plots the scenarios write, each built on render.Plot (bench/render/svg.go).
 
 // LatencyPlot plots heartbeat latency against room size for each design.
 func LatencyPlot(res naiveResult) string {

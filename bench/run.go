@@ -4,29 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
-)
 
-// Options configure a benchmark invocation.
-type Options struct {
-	ServerBin     string
-	OutDir        string
-	Project       string
-	FirestoreHost string
-	AuthHost      string
-	Duration      time.Duration // soak
-	SoakClients   int
-	Quick         bool
-	Sizes         []int // naive: room sizes (default 10, 50, 100, 200, 500)
-	Rounds        int   // naive: heartbeat rounds per participant (default 3)
-	Log           func(string)
-}
+	"github.com/roomlease/roomlease/bench/harness"
+)
 
 // ScenarioNames lists what RunScenarios accepts ("all" runs every one but soak).
 var ScenarioNames = []string{"ops", "load", "settings", "sweep", "naive", "soak", "cost", "abuse"}
 
 // RunScenarios runs the named scenarios and writes their results.
-func RunScenarios(ctx context.Context, o Options, names []string) error {
+func RunScenarios(ctx context.Context, o harness.Options, names []string) error {
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 
+	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -69,14 +70,14 @@ type RosterCost struct {
 // it describes, beside an ordinary churn workload in other rooms (abuse.json,
 // abuse.md). It fails when the cap lets more than 10 sessions in, when the
 // room read costs more than its bound, or when a join fails otherwise.
-func runAbuse(ctx context.Context, o Options) error {
+func runAbuse(ctx context.Context, o harness.Options) error {
 	hb, lease, grace := 5*time.Second, 15*time.Second, 30*time.Second
 	rooms, per, churn := 6, 6, 60*time.Second
 	if o.Quick {
 		rooms, per, churn = 3, 4, 20*time.Second
 	}
 	res := abuseResult{GhostTargetMs: float64((lease + time.Second).Milliseconds()), TeardownTargetMs: float64((grace + time.Second).Milliseconds())}
-	err := withStack(ctx, o, "abuse", hb, lease, grace, func(url string, pid int, client *firestore.Client) error {
+	err := harness.WithStack(ctx, o, "abuse", hb, lease, grace, func(url string, pid int, client *firestore.Client) error {
 		cfg := churnConfig(o, "abuse", rooms, per, hb, lease, grace)
 		cfg.Churn, cfg.ServerPID = churn, pid
 		// Spread the attempts over about the workload's length, so that
@@ -96,7 +97,7 @@ func runAbuse(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	if err := o.write("abuse", AbuseMarkdown(res), res); err != nil {
+	if err := o.Write("abuse", AbuseMarkdown(res), res); err != nil {
 		return err
 	}
 	a := res.Abuser
@@ -112,7 +113,7 @@ func runAbuse(ctx context.Context, o Options) error {
 // runAbuser signs up the abuser and a bystander, makes the attempts (4 at a
 // time, paced over span), heartbeats the sessions it got, then has the
 // bystander read the room once and measures that read's reads.
-func runAbuser(ctx context.Context, o Options, url string, fs *firestore.Client, start time.Time, span, hb time.Duration, res *abuseResult) error {
+func runAbuser(ctx context.Context, o harness.Options, url string, fs *firestore.Client, start time.Time, span, hb time.Duration, res *abuseResult) error {
 	const concurrency = 4
 	api := workload.NewAPI(url)
 	hc := &http.Client{Timeout: 30 * time.Second}

@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roomlease/roomlease/bench/harness"
+	"github.com/roomlease/roomlease/bench/measure"
+	"github.com/roomlease/roomlease/bench/render"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -165,7 +168,7 @@ type FixedCosts struct {
 // pass every sweepMaxPause of it at the measured reads, one status write a
 // run; the scheduler job; and the log-based metrics' points (one a minute
 // per metric, the report line's rate; their billed size is not priced).
-func ComputeFixedCosts(d SweepDeployment, idle SweepCost) FixedCosts {
+func ComputeFixedCosts(d SweepDeployment, idle measure.SweepCost) FixedCosts {
 	runs := 60 * HoursPerMonth
 	f := FixedCosts{Sweep: d, Requests: runs}
 	f.BusySecondsPerMonth = runs * d.BudgetSeconds
@@ -247,7 +250,7 @@ func readJSON(path string, v any) error {
 // the sweeper's deployment from terraform/, and writes the before/after
 // table, the fixed costs and the monthly cost of a deployment (cost.md,
 // cost.json, cost-writes-by-setting.svg, ghost-time-before-after.svg).
-func runCost(_ context.Context, o Options) error {
+func runCost(_ context.Context, o harness.Options) error {
 	var in costInputs
 	beforeDir := filepath.Join(o.OutDir, "before-renew-when-left")
 	for _, f := range []struct {
@@ -285,17 +288,17 @@ func runCost(_ context.Context, o Options) error {
 		return err
 	}
 	fixed := ComputeFixedCosts(d, in.Sweep.Idle10k)
-	if err := o.svg("cost-writes-by-setting", WritesBySettingPlot(in.Before, in.After)); err != nil {
+	if err := o.SVG("cost-writes-by-setting", WritesBySettingPlot(in.Before, in.After)); err != nil {
 		return err
 	}
-	if err := o.svg("ghost-time-before-after", GhostBeforeAfterPlot(in.Before, in.After)); err != nil {
+	if err := o.SVG("ghost-time-before-after", GhostBeforeAfterPlot(in.Before, in.After)); err != nil {
 		return err
 	}
 	out := struct {
 		Before, After []SettingRun
 		Fixed         FixedCosts
 	}{in.Before, in.After, fixed}
-	return o.write("cost", CostMarkdown(in, fixed), out)
+	return o.Write("cost", CostMarkdown(in, fixed), out)
 }
 
 func perHourOf(r SettingRun) PerHour {
@@ -318,7 +321,7 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 		fmt.Fprintf(&b, "| %.0f s / %.0f s | %.0f → %.0f | %.0f → **%.0f** (%.2f×) | $%.2f → **$%.2f** | %s → %s | %s → %s | %s → %s | %d → %d | %d → %d |\n",
 			a.HeartbeatSecs, a.LeaseSecs, bf.Reads, a.Reads, bf.Writes, a.Writes, a.Writes/bf.Writes,
 			1000*pb.FirestoreUSD(), 1000*pa.FirestoreUSD(),
-			secs(gb.P50), secs(ga.P50), secs(gb.P99), secs(ga.P99), secs(gb.Max), secs(ga.Max), gb.N, ga.N,
+			render.Secs(gb.P50), render.Secs(ga.P50), render.Secs(gb.P99), render.Secs(ga.P99), render.Secs(gb.Max), render.Secs(ga.Max), gb.N, ga.N,
 			bf.Report.FalseRemovals, a.Report.FalseRemovals)
 	}
 	b.WriteString("\n| run (5 s / 15 s) | ghost p50 | ghost p99 | ghost max | beyond lease p99 | crashes (n) | false removals | heartbeats rejected after the lease end |\n|---|---|---|---|---|---|---|---|\n")
@@ -328,8 +331,8 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 			return
 		}
 		fmt.Fprintf(&b, "| %s | %s → %s | %s → %s | %s → %s | %s → %s | %d → %d | %d → %d | %d → %d |\n", name,
-			secs(bf.GhostTime.P50), secs(a.GhostTime.P50), secs(bf.GhostTime.P99), secs(a.GhostTime.P99),
-			secs(bf.GhostTime.Max), secs(a.GhostTime.Max), secs(bf.GhostBeyond.P99), secs(a.GhostBeyond.P99),
+			render.Secs(bf.GhostTime.P50), render.Secs(a.GhostTime.P50), render.Secs(bf.GhostTime.P99), render.Secs(a.GhostTime.P99),
+			render.Secs(bf.GhostTime.Max), render.Secs(a.GhostTime.Max), render.Secs(bf.GhostBeyond.P99), render.Secs(a.GhostBeyond.P99),
 			bf.GhostTime.N, a.GhostTime.N, bf.FalseRemovals, a.FalseRemovals, bf.LateExpiries, a.LateExpiries)
 	}
 	row(fmt.Sprintf("load (%d users)", in.AfterLoad.Users), in.BeforeLoad, in.AfterLoad)

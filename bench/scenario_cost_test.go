@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/roomlease/roomlease/bench/measure"
 )
 
 // The fixed costs follow the deployment: the sweeper busy for its budget
@@ -11,7 +13,7 @@ import (
 // status write a run. Checked against the arithmetic written out by hand.
 func TestComputeFixedCosts(t *testing.T) {
 	d := SweepDeployment{Memory: "256Mi", MemoryGiB: 0.25, VCPU: 0.167, BudgetSeconds: 55, LogMetrics: 6, SchedulerJobs: 1}
-	f := ComputeFixedCosts(d, SweepCost{ReadsPerPass: 5, NextDeadlineReads: 3})
+	f := ComputeFixedCosts(d, measure.SweepCost{ReadsPerPass: 5, NextDeadlineReads: 3})
 	near := func(name string, got, want float64) {
 		t.Helper()
 		if math.Abs(got-want) > 1e-6*math.Max(1, want) {

@@ -7,13 +7,14 @@ import (
 
 	"cloud.google.com/go/firestore"
 
+	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // churnConfig is the lifecycle workload: rooms of users with second tabs,
 // a steady phase, random crashes, leaves, reconnects and tab changes, then
 // everyone departs (half the rooms by leave, half by crash).
-func churnConfig(o Options, name string, rooms, per int, hb, lease, grace time.Duration) workload.WorkloadConfig {
+func churnConfig(o harness.Options, name string, rooms, per int, hb, lease, grace time.Duration) workload.WorkloadConfig {
 	churn := 90 * time.Second
 	if o.Quick {
 		churn = 20 * time.Second
@@ -28,14 +29,14 @@ func churnConfig(o Options, name string, rooms, per int, hb, lease, grace time.D
 // runLoad is `scripts/bench load`: the churn workload over HTTP at the
 // default settings, for ghost time and teardown lag (load.json, load.md,
 // ghost-time.svg, teardown-lag.svg).
-func runLoad(ctx context.Context, o Options) error {
+func runLoad(ctx context.Context, o harness.Options) error {
 	hb, lease, grace := 5*time.Second, 15*time.Second, 30*time.Second
 	rooms, per := 10, 10
 	if o.Quick {
 		rooms, per = 4, 5
 	}
 	var rep *workload.WorkloadReport
-	err := withStack(ctx, o, "load", hb, lease, grace, func(url string, pid int, client *firestore.Client) error {
+	err := harness.WithStack(ctx, o, "load", hb, lease, grace, func(url string, pid int, client *firestore.Client) error {
 		cfg := churnConfig(o, "load", rooms, per, hb, lease, grace)
 		cfg.ServerPID = pid
 		var err error
@@ -45,11 +46,11 @@ func runLoad(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	if err := o.svg("ghost-time", GhostTimePlot(rep, lease)); err != nil {
+	if err := o.SVG("ghost-time", GhostTimePlot(rep, lease)); err != nil {
 		return err
 	}
-	if err := o.svg("teardown-lag", TeardownLagPlot(rep, grace)); err != nil {
+	if err := o.SVG("teardown-lag", TeardownLagPlot(rep, grace)); err != nil {
 		return err
 	}
-	return o.write("load", WorkloadMarkdown(rep), rep)
+	return o.Write("load", WorkloadMarkdown(rep), rep)
 }

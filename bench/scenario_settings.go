@@ -8,9 +8,8 @@ import (
 
 	"cloud.google.com/go/firestore"
 
-	"github.com/roomlease/roomlease/functions/firestoredb"
-	"github.com/roomlease/roomlease/functions/presence"
-
+	"github.com/roomlease/roomlease/bench/harness"
+	"github.com/roomlease/roomlease/bench/measure"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -19,21 +18,21 @@ var Prices = struct{ Reads, Writes, Deletes float64 }{0.03, 0.09, 0.01}
 
 // settingsCosts are per-operation counts shown beside the settings: a
 // renewing heartbeat, a join, a leave.
-type settingsCosts struct{ Heartbeat, Join, Leave OpCount }
+type settingsCosts struct{ Heartbeat, Join, Leave measure.OpCount }
 
 // settingsCostsOf picks the measurements shown beside the settings out of
-// MeasureOps' results. A label MeasureOps no longer uses is an error:
+// measure.MeasureOps' results. A label measure.MeasureOps no longer uses is an error:
 // read from a map it would price the operation at zero.
-func settingsCostsOf(counts []OpCount) (settingsCosts, error) {
-	find := func(label string) (OpCount, error) {
+func settingsCostsOf(counts []measure.OpCount) (settingsCosts, error) {
+	find := func(label string) (measure.OpCount, error) {
 		for _, c := range counts {
 			if c.Op == label {
 				return c, nil
 			}
 		}
-		return OpCount{}, fmt.Errorf("MeasureOps measured no %q, which the settings are priced with", label)
+		return measure.OpCount{}, fmt.Errorf("MeasureOps measured no %q, which the settings are priced with", label)
 	}
-	hb, err1 := find(HeartbeatRenewLabel)
+	hb, err1 := find(measure.HeartbeatRenewLabel)
 	join, err2 := find("join: another user")
 	leave, err3 := find("leave: a user's last tab")
 	return settingsCosts{Heartbeat: hb, Join: join, Leave: leave}, errors.Join(err1, err2, err3)
@@ -45,7 +44,7 @@ type SettingRun struct {
 	LeaseSecs     float64                  `json:"leaseSeconds"`
 	Report        *workload.WorkloadReport `json:"report"`
 	// Per participant-hour: one join, an hour of heartbeats on schedule and
-	// one leave, counted exactly (participantHour).
+	// one leave, counted exactly (measure.ParticipantHour).
 	Reads         float64 `json:"readsPerParticipantHour"`
 	Writes        float64 `json:"writesPerParticipantHour"`
 	RenewWhenLeft float64 `json:"renewWhenLeft"`
@@ -54,12 +53,12 @@ type SettingRun struct {
 // runSettings is `scripts/bench settings`: the churn workload at three
 // heartbeat/lease settings, priced with the per-operation counts measured
 // first (settings.json, settings.md, ghost-time-by-setting.svg).
-func runSettings(ctx context.Context, o Options) error {
-	client, err := projectClient(ctx, "cost")
+func runSettings(ctx context.Context, o harness.Options) error {
+	client, err := harness.ProjectClient(ctx, "cost")
 	if err != nil {
 		return err
 	}
-	counts, err := MeasureOps(ctx, client, "cost-room")
+	counts, err := measure.MeasureOps(ctx, client, "cost-room")
 	client.Close()
 	if err != nil {
 		return err
@@ -73,7 +72,7 @@ func runSettings(ctx context.Context, o Options) error {
 	for _, s := range [][2]time.Duration{{2 * time.Second, 6 * time.Second}, {5 * time.Second, 15 * time.Second}, {10 * time.Second, 30 * time.Second}} {
 		name := fmt.Sprintf("settings-%.0f-%.0f", s[0].Seconds(), s[1].Seconds())
 		var rep *workload.WorkloadReport
-		err := withStack(ctx, o, name, s[0], s[1], grace, func(url string, pid int, client *firestore.Client) error {
+		err := harness.WithStack(ctx, o, name, s[0], s[1], grace, func(url string, pid int, client *firestore.Client) error {
 			cfg := churnConfig(o, name, 4, 8, s[0], s[1], grace)
 			// The same number of crashes per minute at every setting.
 			cfg.CrashProb, cfg.LeaveProb = 0.03*s[0].Seconds()/5, 0.02*s[0].Seconds()/5
@@ -88,62 +87,15 @@ func runSettings(ctx context.Context, o Options) error {
 		if err != nil {
 			return err
 		}
-		hour, settings, err := participantHour(ctx, s[0], s[1])
+		hour, settings, err := measure.ParticipantHour(ctx, s[0], s[1])
 		if err != nil {
 			return err
 		}
 		runs = append(runs, SettingRun{HeartbeatSecs: s[0].Seconds(), LeaseSecs: s[1].Seconds(), Report: rep,
 			Reads: float64(hour.Reads), Writes: float64(hour.Writes), RenewWhenLeft: settings.RenewWhenLeft})
 	}
-	if err := o.svg("ghost-time-by-setting", GhostTimeBySettingPlot(runs)); err != nil {
+	if err := o.SVG("ghost-time-by-setting", GhostTimeBySettingPlot(runs)); err != nil {
 		return err
 	}
-	return o.write("settings", SettingsMarkdown(c, runs), runs)
-}
-
-// participantHour counts exactly what one participant-hour costs at a
-// heartbeat/lease setting (and the default RenewWhenLeft, as roomlease-dev
-// runs it): a join, a heartbeat every interval for an hour, and a leave (in
-// a room someone else holds, as most joins and leaves are), on
-// a store with a stopped clock that the loop moves, so that which
-// heartbeats renew depends on the schedule alone and not on how busy the
-// machine is. A multiplication of one heartbeat's cost would no longer do:
-// whether a heartbeat writes depends on the lease it finds.
-func participantHour(ctx context.Context, hb, lease time.Duration) (firestoredb.OpCounts, presence.Settings, error) {
-	settings := presence.DefaultSettings()
-	settings.Heartbeat, settings.Lease = hb, lease
-	if err := settings.Validate(); err != nil {
-		return firestoredb.OpCounts{}, settings, err
-	}
-	client, err := projectClient(ctx, "hour")
-	if err != nil {
-		return firestoredb.OpCounts{}, settings, err
-	}
-	defer client.Close()
-	clock := newManualClock(benchStart)
-	store := firestoredb.New(client, settings, clock.Now)
-	// Someone is in the room already, so that the hour's join and leave
-	// are the ordinary ones ("join: another user", "leave: a user's last
-	// tab"), not the room's creation and emptying.
-	host := presence.SessionKey{RoomID: "hour", ParticipantID: "host", SessionID: "tab"}
-	if _, err := store.Join(ctx, presence.JoinRequest{SessionKey: host}); err != nil {
-		return firestoredb.OpCounts{}, settings, err
-	}
-	before := store.Ops()
-	key := presence.SessionKey{RoomID: "hour", ParticipantID: "alice", SessionID: "tab"}
-	res, err := store.Join(ctx, presence.JoinRequest{SessionKey: key})
-	if err != nil {
-		return firestoredb.OpCounts{}, settings, err
-	}
-	ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation}
-	for range int(time.Hour / hb) {
-		clock.Advance(hb)
-		if _, err := store.Heartbeat(ctx, ref); err != nil {
-			return firestoredb.OpCounts{}, settings, fmt.Errorf("heartbeat at +%v: %w", clock.Now().Sub(benchStart), err)
-		}
-	}
-	if _, err := store.Leave(ctx, ref); err != nil {
-		return firestoredb.OpCounts{}, settings, err
-	}
-	return store.Ops().Sub(before), settings, nil
+	return o.Write("settings", SettingsMarkdown(c, runs), runs)
 }

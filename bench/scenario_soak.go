@@ -9,6 +9,7 @@ import (
 
 	"cloud.google.com/go/firestore"
 
+	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/bench/render"
 
 	"github.com/roomlease/roomlease/bench/workload"
@@ -17,12 +18,12 @@ import (
 // runSoak is `scripts/bench soak`: a long churn run at the default
 // settings that samples the server's memory (soak.json, soak.md,
 // soak-memory.svg).
-func runSoak(ctx context.Context, o Options) error {
+func runSoak(ctx context.Context, o harness.Options) error {
 	hb, lease, grace := 5*time.Second, 15*time.Second, 30*time.Second
 	rooms := 20
 	per := max(o.SoakClients/rooms, 1)
 	var rep *workload.WorkloadReport
-	err := withStack(ctx, o, "soak", hb, lease, grace, func(url string, pid int, client *firestore.Client) error {
+	err := harness.WithStack(ctx, o, "soak", hb, lease, grace, func(url string, pid int, client *firestore.Client) error {
 		cfg := workload.WorkloadConfig{Name: "soak", RoomPrefix: fmt.Sprintf("soak-%d", time.Now().Unix()), Rooms: rooms, PerRoom: per,
 			TwoTabs: 0.2, Steady: 15 * time.Second, Churn: o.Duration,
 			CrashProb: 0.004, LeaveProb: 0.004, TabToggleProb: 0.01, TabCrashProb: 0.004, RoomSwitchProb: 0.3,

@@ -4,33 +4,35 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/roomlease/roomlease/bench/harness"
+	"github.com/roomlease/roomlease/bench/measure"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // sweepResult is what sweep.json holds.
 type sweepResult struct {
-	Idle10   SweepCost       `json:"idle10"`
-	Idle10k  SweepCost       `json:"idle10000"`
-	Ratio    float64         `json:"readsRatio10000over10"`
-	Teardown TeardownBacklog `json:"teardownBacklog"`
+	Idle10   measure.SweepCost       `json:"idle10"`
+	Idle10k  measure.SweepCost       `json:"idle10000"`
+	Ratio    float64                 `json:"readsRatio10000over10"`
+	Teardown measure.TeardownBacklog `json:"teardownBacklog"`
 }
 
 // runSweep is `scripts/bench sweep`: what an idle sweeper pass costs with 10
 // and with 10 000 rooms (its reads must not grow with the rooms), and how fast
 // it tears down a backlog of due empty rooms (sweep.json, sweep.md).
-func runSweep(ctx context.Context, o Options) error {
+func runSweep(ctx context.Context, o harness.Options) error {
 	var res sweepResult
 	big, backlog := 10000, 1000
 	if o.Quick {
 		big, backlog = 1000, 200
 	}
 	for i, n := range []int{10, big} {
-		client, err := projectClient(ctx, "sweep")
+		client, err := harness.ProjectClient(ctx, "sweep")
 		if err != nil {
 			return err
 		}
 		o.Log(fmt.Sprintf("sweep: seeding %d active rooms", n))
-		c, err := IdleSweepCost(ctx, client, n, 10)
+		c, err := measure.IdleSweepCost(ctx, client, n, 10)
 		client.Close()
 		if err != nil {
 			return err
@@ -42,14 +44,14 @@ func runSweep(ctx context.Context, o Options) error {
 		}
 	}
 	res.Ratio = workload.Ratio(res.Idle10k.ReadsPerPass, res.Idle10.ReadsPerPass)
-	client, err := projectClient(ctx, "teardown")
+	client, err := harness.ProjectClient(ctx, "teardown")
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 	o.Log(fmt.Sprintf("sweep: seeding %d due empty rooms", backlog))
-	if res.Teardown, err = TeardownThroughput(ctx, client, backlog); err != nil {
+	if res.Teardown, err = measure.TeardownThroughput(ctx, client, backlog); err != nil {
 		return err
 	}
-	return o.write("sweep", SweepMarkdown(res), res)
+	return o.Write("sweep", SweepMarkdown(res), res)
 }

@@ -6,6 +6,8 @@
 // (server.go) and holds the distributions every scenario reports in
 // (stats.go).
 //
-// It knows no scenario: package bench chooses the settings, runs it and
-// renders what it measured.
+// It knows no scenario: package bench, the fleet and the chaos run choose
+// the settings, run it and render what it measured. It also signs up many
+// users at once (SignUpAll) and names a request's outcome (Result.Outcome)
+// for them.
 package workload

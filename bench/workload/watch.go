@@ -37,19 +37,29 @@ func (rw *roomWatch) run(ctx context.Context, client *firestore.Client, ready *s
 	once2.Do(ready.Done)
 }
 
+// listen hands deliver each snapshot next returns, with the moment it
+// arrived, until the listener ends. An end other than the run's own
+// cancellation is a listener error: it would leave the run blind to that
+// room, so the report counts it.
+func listen[S any](ctx context.Context, w *Workload, next func() (S, error), deliver func(snap S, at time.Time)) {
+	for {
+		snap, err := next()
+		at := time.Now()
+		if err != nil {
+			if ctx.Err() == nil && status.Code(err) != codes.Canceled {
+				w.listenerErrors.Add(1)
+			}
+			return
+		}
+		deliver(snap, at)
+	}
+}
+
 func (rw *roomWatch) roster(ctx context.Context, client *firestore.Client, ready func()) {
 	it := client.Collection(firestoredb.RoomsCollection).Doc(rw.id).Collection(firestoredb.ParticipantsCollection).Snapshots(ctx)
 	defer it.Stop()
 	first := true
-	for {
-		snap, err := it.Next()
-		now := time.Now()
-		if err != nil {
-			if ctx.Err() == nil && status.Code(err) != codes.Canceled {
-				rw.w.listenerErrors.Add(1)
-			}
-			return
-		}
+	listen(ctx, rw.w, it.Next, func(snap *firestore.QuerySnapshot, now time.Time) {
 		rw.mu.Lock()
 		if first {
 			first = false
@@ -59,7 +69,7 @@ func (rw *roomWatch) roster(ctx context.Context, client *firestore.Client, ready
 			}
 			rw.mu.Unlock()
 			ready()
-			continue
+			return
 		}
 		rw.rosterSnapshots++
 		rw.rosterDocChanges += int64(len(snap.Changes))
@@ -89,22 +99,14 @@ func (rw *roomWatch) roster(ctx context.Context, client *firestore.Client, ready
 			rw.emptyAt, rw.emptyByExp = lastDeparture, byExpiry
 			rw.mu.Unlock()
 		}
-	}
+	})
 }
 
 func (rw *roomWatch) room(ctx context.Context, client *firestore.Client, ready func()) {
 	it := client.Collection(firestoredb.RoomsCollection).Doc(rw.id).Snapshots(ctx)
 	defer it.Stop()
 	first := true
-	for {
-		snap, err := it.Next()
-		now := time.Now()
-		if err != nil {
-			if ctx.Err() == nil && status.Code(err) != codes.Canceled {
-				rw.w.listenerErrors.Add(1)
-			}
-			return
-		}
+	listen(ctx, rw.w, it.Next, func(snap *firestore.DocumentSnapshot, now time.Time) {
 		rw.mu.Lock()
 		if !first {
 			rw.roomSnapshots++
@@ -121,7 +123,7 @@ func (rw *roomWatch) room(ctx context.Context, client *firestore.Client, ready f
 		}
 		rw.mu.Unlock()
 		ready()
-	}
+	})
 }
 
 func (rw *roomWatch) teardownSeen(deletedAt time.Time) {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -17,28 +15,13 @@ import (
 func (w *Workload) signUpUsers(ctx context.Context, start time.Time) ([]*simUser, error) {
 	cfg := w.cfg
 	n := cfg.Rooms * cfg.PerRoom
-	users := make([]*simUser, n)
-	hc := &http.Client{Timeout: 30 * time.Second}
-	sem := make(chan struct{}, cfg.UserConcurrency)
-	var wg sync.WaitGroup
-	var signErr atomic.Value
-	for i := range users {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			uid, tok, err := SignUp(ctx, hc, cfg.AuthHost)
-			if err != nil {
-				signErr.Store(err)
-				return
-			}
-			users[i] = &simUser{uid: uid, token: tok, room: w.roomID(i % cfg.Rooms), sessions: map[string]*session{}}
-		}(i)
-	}
-	wg.Wait()
-	if err, _ := signErr.Load().(error); err != nil {
+	accounts, err := SignUpAll(ctx, cfg.AuthHost, n, cfg.UserConcurrency, 30*time.Second)
+	if err != nil {
 		return nil, err
+	}
+	users := make([]*simUser, n)
+	for i, a := range accounts {
+		users[i] = &simUser{uid: a.UID, token: a.Token, room: w.roomID(i % cfg.Rooms), sessions: map[string]*session{}}
 	}
 	for _, u := range users {
 		w.users[u.uid] = u
@@ -74,8 +57,7 @@ func (w *Workload) openTabs(users []*simUser) {
 			tabs = 2
 		}
 		for range tabs {
-			u.tabSeq++
-			u.tabs = append(u.tabs, fmt.Sprintf("tab-%d", u.tabSeq))
+			u.tabs = append(u.tabs, NextTab(&u.tabSeq))
 		}
 	}
 }

@@ -27,7 +27,7 @@ type simUser struct {
 	uid, token string
 	mu         sync.Mutex
 	room       string
-	sessions   map[string]*session // by room + "/" + sid
+	sessions   map[string]*session // by TabKey(room, sid)
 	tabs       []string            // session ids in use in room
 	tabSeq     int
 	crashedAt  time.Time // whole-user crash not yet observed
@@ -49,7 +49,7 @@ func (w *Workload) joinTab(ctx context.Context, u *simUser, roomID, sid string) 
 		r, jr := w.api.Join(ctx, u.token, roomID, sid, u.uid[:6])
 		if r.Status == 200 {
 			u.mu.Lock()
-			u.sessions[roomID+"/"+sid] = &session{room: roomID, sid: sid, gen: jr.Generation, deadline: jr.LeaseExpiresAt, state: sLive}
+			u.sessions[TabKey(roomID, sid)] = &session{room: roomID, sid: sid, gen: jr.Generation, deadline: jr.LeaseExpiresAt, state: sLive}
 			if u.crashRoom == roomID {
 				u.crashedAt = time.Time{}
 			}
@@ -73,9 +73,27 @@ func (w *Workload) joinTab(ctx context.Context, u *simUser, roomID, sid string) 
 func (w *Workload) liveTabs(u *simUser) []*session {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	var out []*session
-	for _, sid := range u.tabs {
-		if s := u.sessions[u.room+"/"+sid]; s != nil && s.state == sLive {
+	return OpenTabs(u.sessions, u.room, u.tabs, func(s *session) bool { return s.state == sLive })
+}
+
+// NextTab advances a user's tab counter and returns the new tab's session
+// id ("tab-N").
+func NextTab(seq *int) string {
+	*seq++
+	return fmt.Sprintf("tab-%d", *seq)
+}
+
+// TabKey is a session's key among a simulated user's sessions: the room
+// and the session id, since one tab's id is reused in every room it joins.
+func TabKey(room, sid string) string { return room + "/" + sid }
+
+// OpenTabs returns the sessions, in the order of tabs, of the tabs open in
+// room whose session keep accepts; sessions are keyed by TabKey. The
+// workload's users and the chaos run's keep their tabs this way.
+func OpenTabs[S any](sessions map[string]*S, room string, tabs []string, keep func(*S) bool) []*S {
+	var out []*S
+	for _, sid := range tabs {
+		if s := sessions[TabKey(room, sid)]; s != nil && keep(s) {
 			out = append(out, s)
 		}
 	}
@@ -247,8 +265,7 @@ func (w *Workload) churnEvent(ctx context.Context, u *simUser, rng *rand.Rand) b
 		switch len(tabs) {
 		case 1:
 			u.mu.Lock()
-			u.tabSeq++
-			sid := fmt.Sprintf("tab-%d", u.tabSeq)
+			sid := NextTab(&u.tabSeq)
 			u.tabs = append(u.tabs, sid)
 			room := u.room
 			u.mu.Unlock()

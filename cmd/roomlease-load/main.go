@@ -26,10 +26,13 @@ import (
 	"time"
 
 	"github.com/roomlease/roomlease/bench"
+	"github.com/roomlease/roomlease/bench/chaos"
+	"github.com/roomlease/roomlease/bench/fleet"
+	"github.com/roomlease/roomlease/bench/harness"
 )
 
 func main() {
-	var o bench.Options
+	var o harness.Options
 	flag.StringVar(&o.ServerBin, "server-bin", "", "the roomlease-dev binary (built from ./cmd/roomlease-dev)")
 	flag.StringVar(&o.OutDir, "out", "bench/results", "directory for the JSON, Markdown and SVG output")
 	flag.StringVar(&o.Project, "project", "demo-roomlease", "Firestore/Auth project the server uses")
@@ -38,11 +41,11 @@ func main() {
 	sizes := flag.String("sizes", "", "naive: comma-separated room sizes (default 10,50,100,200,500)")
 	flag.IntVar(&o.Rounds, "rounds", 0, "naive: heartbeat rounds per participant (default 3)")
 	flag.BoolVar(&o.Quick, "quick", false, "smaller rooms and shorter phases (a smoke run)")
-	var fc bench.FleetConfig
+	var fc fleet.Config
 	flag.IntVar(&fc.Port, "fleet-port", 0, "fleet: first roomlease-dev port; process i listens on it + i (0: free ports)")
 	fleetProcesses := flag.String("fleet-processes", "", "fleet: comma-separated process counts (default 1,2,4,8)")
 	fleetCrowds := flag.String("fleet-crowds", "", "fleet: comma-separated crowd sizes (default 200,500)")
-	cc := bench.DefaultChaosConfig()
+	cc := chaos.DefaultConfig()
 	flag.IntVar(&cc.Processes, "chaos-processes", cc.Processes, "chaos: roomlease-dev processes (on -fleet-port and up)")
 	flag.IntVar(&cc.Users, "chaos-users", cc.Users, "chaos: simulated users")
 	flag.Uint64Var(&cc.Seed, "seed", cc.Seed, "chaos: seed of the users' and the chaos loop's draws")
@@ -83,14 +86,14 @@ func main() {
 	}
 	if slices.Contains(scenarios, "fleet") {
 		o.Log("== fleet")
-		if err := bench.RunFleet(ctx, o, fc); err != nil {
+		if err := fleet.Run(ctx, o, fc); err != nil {
 			fmt.Fprintln(os.Stderr, "roomlease-load: fleet:", err)
 			os.Exit(1)
 		}
 	}
 	if slices.Contains(scenarios, "chaos") {
 		o.Log("== chaos")
-		if err := bench.RunChaos(ctx, o, cc); err != nil {
+		if err := chaos.Run(ctx, o, cc); err != nil {
 			fmt.Fprintln(os.Stderr, "roomlease-load: chaos:", err)
 			os.Exit(1)
 		}

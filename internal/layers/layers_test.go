@@ -52,7 +52,11 @@ var layers = map[string]layer{
 	"clients/go":            client, // a module of its own: see clientmodule_test.go
 	"clients/go/clienttest": client,
 	"bench":                 benchmark,
+	"bench/chaos":           benchmark,
 	"bench/fanout":          benchmark,
+	"bench/fleet":           benchmark,
+	"bench/harness":         benchmark,
+	"bench/measure":         benchmark,
 	"bench/naive":           benchmark,
 	"bench/render":          benchmark,
 	"bench/workload":        benchmark,

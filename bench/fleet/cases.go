@@ -1,4 +1,4 @@
-package bench
+package fleet
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -19,8 +20,8 @@ var timeoutMs = float64(fleetTimeout) / float64(time.Millisecond)
 // runOneRoom sends the whole crowd into one room at once, checks the roster
 // once the joins have settled, sends the crowd out at once, and checks that
 // the room became suspected_empty exactly once.
-func runOneRoom(ctx context.Context, o Options, client *firestore.Client, apis []*workload.API, helper *workload.API, users []crowdUser, room string) FleetCase {
-	c := FleetCase{Processes: len(apis), Crowd: len(users), Rooms: "one"}
+func runOneRoom(ctx context.Context, o harness.Options, client *firestore.Client, apis []*workload.API, helper *workload.API, users []workload.Account, room string) Case {
+	c := Case{Processes: len(apis), Crowd: len(users), Rooms: "one"}
 	members := make([]*crowdMember, len(users))
 	for i, u := range users {
 		members[i] = &crowdMember{user: u, room: room}
@@ -33,7 +34,7 @@ func runOneRoom(ctx context.Context, o Options, client *firestore.Client, apis [
 		docs, err := entries()
 		return len(docs), err
 	}
-	fail := func(step string, err error) FleetCase {
+	fail := func(step string, err error) Case {
 		c.CheckError = fmt.Sprintf("%s: %v", step, err)
 		o.Log("fleet: " + c.CheckError)
 		return c
@@ -109,10 +110,10 @@ func rosterCheck(ctx context.Context, api *workload.API, roomDoc *firestore.Docu
 	byUID := map[string]*crowdMember{}
 	var reader *crowdMember
 	for _, m := range members {
-		crowd = append(crowd, m.user.uid)
-		byUID[m.user.uid] = m
+		crowd = append(crowd, m.user.UID)
+		byUID[m.user.UID] = m
 		if m.joinAcked {
-			acked = append(acked, m.user.uid)
+			acked = append(acked, m.user.UID)
 			if reader == nil {
 				reader = m
 			}
@@ -123,7 +124,7 @@ func rosterCheck(ctx context.Context, api *workload.API, roomDoc *firestore.Docu
 			reader = byUID[d.Ref.ID]
 		}
 	}
-	var roster []FleetRosterEntry
+	var roster []RosterEntry
 	if reader != nil {
 		if roster, err = readRoster(ctx, api, reader.user, roomDoc.ID); err != nil {
 			return RosterCheck{}, err
@@ -149,8 +150,8 @@ func snapFields(snap *firestore.DocumentSnapshot) (int64, string, error) {
 	if snap == nil || !snap.Exists() {
 		return 0, "absent", nil
 	}
-	gen, _ := snap.Data()["generation"].(int64)
-	state, _ := snap.Data()["state"].(string)
+	gen, _ := snap.Data()[firestoredb.FieldGeneration].(int64)
+	state, _ := snap.Data()[firestoredb.FieldState].(string)
 	return gen, state, nil
 }
 
@@ -208,8 +209,8 @@ func (w *stateWatch) stop() []string {
 
 // runSeparate is the floor: the same crowd, each member into a room of its
 // own, joining and leaving at once through the same fleet.
-func runSeparate(ctx context.Context, o Options, client *firestore.Client, apis []*workload.API, helper *workload.API, users []crowdUser, prefix string) FleetCase {
-	c := FleetCase{Processes: len(apis), Crowd: len(users), Rooms: "separate"}
+func runSeparate(ctx context.Context, o harness.Options, client *firestore.Client, apis []*workload.API, helper *workload.API, users []workload.Account, prefix string) Case {
+	c := Case{Processes: len(apis), Crowd: len(users), Rooms: "separate"}
 	members := make([]*crowdMember, len(users))
 	refs := make([]*firestore.DocumentRef, len(users))
 	for i, u := range users {

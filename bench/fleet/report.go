@@ -1,4 +1,4 @@
-package bench
+package fleet
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"github.com/roomlease/roomlease/bench/render"
 )
 
-// FleetMarkdown renders the fleet scenario's tables.
-func FleetMarkdown(r *FleetReport) string {
+// Markdown renders the fleet scenario's tables.
+func Markdown(r *Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Crowds joining and leaving at once through N roomlease-dev processes on one Firestore emulator (round robin, one request per user, client timeout %.0f s; lease %.0f min and grace %.0f h, so nothing expires during the run). Latency covers every attempt, failures at the moment they failed; \"≥\" marks a figure that is the client timeout, i.e. a lower bound. Run started %s, took %.0f s.\n\n",
 		r.TimeoutSeconds, r.LeaseSeconds/60, r.GraceSeconds/3600, r.Started, r.ElapsedSeconds)
@@ -41,7 +41,7 @@ func FleetMarkdown(r *FleetReport) string {
 		fmt.Fprintf(&b, "| %d | %d | %d / %d | %d | %d | %d / %d | %s, %s | %d × | %s | %s |\n",
 			c.Processes, c.Crowd, rc.Acknowledged-rc.AckMissing, rc.Acknowledged, rc.LateListed, rc.BadSessionCounts,
 			rc.Listed, rc.CollectionCount, repairCell(c.JoinRepairs, c.JoinRepairFailures), repairCell(c.LeaveRepairs, c.LeaveRepairFails),
-			ec.Transitions, yesNo(ec.GenerationBefore == ec.GenerationAfter), verdict)
+			ec.Transitions, render.YesNo(ec.GenerationBefore == ec.GenerationAfter), verdict)
 	}
 
 	b.WriteString("\nOutcomes other than 200, and the separate rooms' end state:\n\n")
@@ -71,14 +71,14 @@ func FleetMarkdown(r *FleetReport) string {
 	return b.String()
 }
 
-func (c *FleetCase) burst(op string) BurstSummary {
+func (c *Case) burst(op string) BurstSummary {
 	if op == "leave" {
 		return c.Leave
 	}
 	return c.Join
 }
 
-func findCase(cases []FleetCase, processes, crowd int, rooms string) *FleetCase {
+func findCase(cases []Case, processes, crowd int, rooms string) *Case {
 	for i := range cases {
 		if c := &cases[i]; c.Processes == processes && c.Crowd == crowd && c.Rooms == rooms {
 			return c
@@ -94,9 +94,9 @@ func burstCells(s BurstSummary) string {
 	}
 	cell := func(v float64, censored bool) string {
 		if censored {
-			return "≥ " + ms(v)
+			return "≥ " + render.Ms(v)
 		}
-		return ms(v)
+		return render.Ms(v)
 	}
 	l := s.Latency
 	return fmt.Sprintf("%d / %d | %s | %s | %s", s.OK, s.Attempts, cell(l.P50, s.P50Censored), cell(l.P99, s.P99Censored), cell(l.Max, s.MaxCensored))
@@ -121,16 +121,9 @@ func repairCell(needed, failed int) string {
 	return fmt.Sprintf("%d (%d failed)", needed, failed)
 }
 
-func yesNo(v bool) string {
-	if v {
-		return "yes"
-	}
-	return "no"
-}
-
 func otherOutcomes(s BurstSummary) string {
 	var parts []string
-	for _, k := range sortedKeys(s.Outcomes) {
+	for _, k := range render.SortedKeys(s.Outcomes) {
 		if k != "200" {
 			parts = append(parts, fmt.Sprintf("%s × %d", k, s.Outcomes[k]))
 		}
@@ -138,9 +131,9 @@ func otherOutcomes(s BurstSummary) string {
 	return strings.Join(parts, ", ")
 }
 
-// FleetPlot plots p99 latency against the number of processes, one line per
+// Plot plots p99 latency against the number of processes, one line per
 // crowd, room layout and operation (separate rooms dashed).
-func FleetPlot(r *FleetReport) string {
+func Plot(r *Report) string {
 	var series []render.Series
 	for _, rooms := range []string{"one", "separate"} {
 		for i, crowd := range r.Crowds {

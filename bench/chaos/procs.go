@@ -1,4 +1,4 @@
-package bench
+package chaos
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -18,7 +19,7 @@ import (
 // the users' requests go to a random slot that is not down, as a load
 // balancer that does not know about a stalled instance would send them.
 type chaosProcs struct {
-	o      Options
+	o      harness.Options
 	env    map[string]string
 	logDir string
 	start  time.Time
@@ -26,7 +27,7 @@ type chaosProcs struct {
 	mu    sync.Mutex
 	slots []*chaosSlot
 	rng   *rand.Rand // the chaos loop's draws and the users' routing
-	log   []ChaosAction
+	log   []Action
 }
 
 type slotState int
@@ -48,8 +49,8 @@ type chaosSlot struct {
 	pids        []int
 }
 
-// ChaosAction is one entry of the chaos timeline.
-type ChaosAction struct {
+// Action is one entry of the chaos timeline.
+type Action struct {
 	AtSeconds float64 `json:"atSeconds"`
 	At        string  `json:"at"`
 	Action    string  `json:"action"` // kill, restart, restartFailed, freeze, thaw
@@ -59,11 +60,11 @@ type ChaosAction struct {
 
 func (p *chaosProcs) record(action string, s *chaosSlot, pid int) {
 	now := time.Now()
-	p.log = append(p.log, ChaosAction{AtSeconds: now.Sub(p.start).Seconds(), At: now.Format("15:04:05.000"), Action: action, Process: s.idx, PID: pid})
+	p.log = append(p.log, Action{AtSeconds: now.Sub(p.start).Seconds(), At: now.Format("15:04:05.000"), Action: action, Process: s.idx, PID: pid})
 }
 
 // startChaosProcs starts n processes on ports port, port+1, ….
-func startChaosProcs(ctx context.Context, o Options, env map[string]string, n, port int, seed uint64) (*chaosProcs, error) {
+func startChaosProcs(ctx context.Context, o harness.Options, env map[string]string, n, port int, seed uint64) (*chaosProcs, error) {
 	dir, err := os.MkdirTemp("", "roomlease-bench-chaos-")
 	if err != nil {
 		return nil, err
@@ -264,10 +265,10 @@ func (p *chaosProcs) counts() map[string]int {
 }
 
 // timeline returns a copy of the chaos timeline.
-func (p *chaosProcs) timeline() []ChaosAction {
+func (p *chaosProcs) timeline() []Action {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]ChaosAction(nil), p.log...)
+	return append([]Action(nil), p.log...)
 }
 
 // actionsAround lists the chaos actions from before ahead of at up to at.

@@ -1,12 +1,14 @@
-package bench
+package fleet
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/roomlease/roomlease/functions/presence"
 )
 
-// FleetRosterEntry is one participant of a GET /v1/rooms/{id} answer.
-type FleetRosterEntry struct {
+// RosterEntry is one participant of a GET /v1/rooms/{id} answer.
+type RosterEntry struct {
 	ParticipantID string `json:"participantId"`
 	SessionCount  int    `json:"sessionCount"`
 }
@@ -34,7 +36,7 @@ type RosterCheck struct {
 // the crowd may be listed, and every count of the participants (the GET
 // roster and the roster entries in Firestore) must agree. The room document
 // carries no count of its participants, so there is none to compare.
-func CheckRoster(crowd, acked []string, roster []FleetRosterEntry, collectionCount int) RosterCheck {
+func CheckRoster(crowd, acked []string, roster []RosterEntry, collectionCount int) RosterCheck {
 	c := RosterCheck{Acknowledged: len(acked), Listed: len(roster), CollectionCount: collectionCount}
 	inCrowd := make(map[string]bool, len(crowd))
 	for _, u := range crowd {
@@ -103,7 +105,7 @@ type EmptyCheck struct {
 }
 
 // StateSuspectedEmpty is the room state the leaves must reach.
-const StateSuspectedEmpty = "suspected_empty"
+const StateSuspectedEmpty = string(presence.StateSuspectedEmpty)
 
 // CountEntries counts the snapshots in states that enter target from a
 // different state; states[0] is the state before the observation began.

@@ -1,4 +1,4 @@
-package bench
+package fleet
 
 import (
 	"context"
@@ -8,15 +8,10 @@ import (
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
-// crowdUser is a signed-up user of the fleet scenario.
-type crowdUser struct {
-	uid, token string
-}
-
 // crowdMember is one user's standing in one case: the room it joins and the
 // generation its join returned (0 until a join is acknowledged).
 type crowdMember struct {
-	user       crowdUser
+	user       workload.Account
 	room       string
 	generation int64
 	joinAcked  bool
@@ -46,7 +41,7 @@ func burst(ctx context.Context, apis []*workload.API, members []*crowdMember, se
 			ready.Done()
 			<-start
 			r := send(ctx, api, m)
-			attempts[i] = Attempt{Process: i % len(apis), OK: r.Err == nil && r.Status == 200, Outcome: outcome(r), Ms: float64(r.Done.Sub(r.Sent)) / float64(time.Millisecond)}
+			attempts[i] = Attempt{Process: i % len(apis), OK: r.Err == nil && r.Status == 200, Outcome: r.Outcome(), Ms: float64(r.Done.Sub(r.Sent)) / float64(time.Millisecond)}
 		}()
 	}
 	ready.Wait()
@@ -56,7 +51,7 @@ func burst(ctx context.Context, apis []*workload.API, members []*crowdMember, se
 }
 
 func sendJoin(ctx context.Context, api *workload.API, m *crowdMember) workload.Result {
-	r, jr := api.Join(ctx, m.user.token, m.room, fleetSession, "crowd")
+	r, jr := api.Join(ctx, m.user.Token, m.room, fleetSession, "crowd")
 	if r.Err == nil && r.Status == 200 {
 		m.generation, m.joinAcked = jr.Generation, true
 	}
@@ -64,7 +59,7 @@ func sendJoin(ctx context.Context, api *workload.API, m *crowdMember) workload.R
 }
 
 func sendLeave(ctx context.Context, api *workload.API, m *crowdMember) workload.Result {
-	r := api.Leave(ctx, m.user.token, m.room, fleetSession, m.generation)
+	r := api.Leave(ctx, m.user.Token, m.room, fleetSession, m.generation)
 	if r.Err == nil && r.Status == 200 {
 		m.leaveAcked = true
 	}
@@ -113,17 +108,17 @@ func repair(ctx context.Context, api *workload.API, members []*crowdMember, need
 }
 
 // readRoster reads GET /v1/rooms/{id} as reader.
-func readRoster(ctx context.Context, api *workload.API, reader crowdUser, room string) ([]FleetRosterEntry, error) {
-	r, snap := api.Read(ctx, reader.token, room)
+func readRoster(ctx context.Context, api *workload.API, reader workload.Account, room string) ([]RosterEntry, error) {
+	r, snap := api.Read(ctx, reader.Token, room)
 	if r.Err != nil {
 		return nil, r.Err
 	}
 	if r.Status != 200 {
 		return nil, &statusError{r.Status, r.Code}
 	}
-	out := make([]FleetRosterEntry, 0, len(snap.Participants))
+	out := make([]RosterEntry, 0, len(snap.Participants))
 	for _, p := range snap.Participants {
-		out = append(out, FleetRosterEntry{ParticipantID: p.ParticipantID, SessionCount: p.SessionCount})
+		out = append(out, RosterEntry{ParticipantID: p.ParticipantID, SessionCount: p.SessionCount})
 	}
 	return out, nil
 }
@@ -134,7 +129,7 @@ type statusError struct {
 }
 
 func (e *statusError) Error() string {
-	return "room read answered " + outcome(workload.Result{Status: e.status, Code: e.code})
+	return "room read answered " + workload.Result{Status: e.status, Code: e.code}.Outcome()
 }
 
 // settle polls count once a second until it returns the same value three

@@ -1,8 +1,6 @@
-package bench
+package fleet
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -68,32 +66,32 @@ func TestCompareP99(t *testing.T) {
 
 func TestCheckRoster(t *testing.T) {
 	crowd := []string{"a", "b", "c", "d"}
-	entry := func(id string, sessions int) FleetRosterEntry {
-		return FleetRosterEntry{ParticipantID: id, SessionCount: sessions}
+	entry := func(id string, sessions int) RosterEntry {
+		return RosterEntry{ParticipantID: id, SessionCount: sessions}
 	}
 	t.Run("OK", func(t *testing.T) {
-		c := CheckRoster(crowd, []string{"a", "b"}, []FleetRosterEntry{entry("a", 1), entry("b", 1)}, 2)
+		c := CheckRoster(crowd, []string{"a", "b"}, []RosterEntry{entry("a", 1), entry("b", 1)}, 2)
 		if !c.OK || c.Listed != 2 || c.Acknowledged != 2 {
 			t.Fatalf("%+v", c)
 		}
 	})
 	t.Run("LateCommitOfATimedOutJoinIsAllowedAndCounted", func(t *testing.T) {
-		c := CheckRoster(crowd, []string{"a"}, []FleetRosterEntry{entry("a", 1), entry("c", 1)}, 2)
+		c := CheckRoster(crowd, []string{"a"}, []RosterEntry{entry("a", 1), entry("c", 1)}, 2)
 		if !c.OK || c.LateListed != 1 {
 			t.Fatalf("%+v", c)
 		}
 	})
 	for name, c := range map[string]struct {
 		acked     []string
-		roster    []FleetRosterEntry
+		roster    []RosterEntry
 		entries   int
 		wantWords string
 	}{
-		"ErrAcknowledgedJoinLost":   {[]string{"a", "b"}, []FleetRosterEntry{entry("a", 1)}, 1, "acknowledged joins are not on the roster"},
-		"ErrSessionCountTwo":        {[]string{"a"}, []FleetRosterEntry{entry("a", 2)}, 1, "sessionCount other than 1"},
-		"ErrEntriesDisagree":        {[]string{"a"}, []FleetRosterEntry{entry("a", 1)}, 2, "Firestore holds 2 roster entries"},
-		"ErrStrangerListed":         {[]string{"a"}, []FleetRosterEntry{entry("a", 1), entry("z", 1)}, 2, "not in the crowd"},
-		"ErrParticipantListedTwice": {[]string{"a"}, []FleetRosterEntry{entry("a", 1), entry("a", 1)}, 2, "listed twice"},
+		"ErrAcknowledgedJoinLost":   {[]string{"a", "b"}, []RosterEntry{entry("a", 1)}, 1, "acknowledged joins are not on the roster"},
+		"ErrSessionCountTwo":        {[]string{"a"}, []RosterEntry{entry("a", 2)}, 1, "sessionCount other than 1"},
+		"ErrEntriesDisagree":        {[]string{"a"}, []RosterEntry{entry("a", 1)}, 2, "Firestore holds 2 roster entries"},
+		"ErrStrangerListed":         {[]string{"a"}, []RosterEntry{entry("a", 1), entry("z", 1)}, 2, "not in the crowd"},
+		"ErrParticipantListedTwice": {[]string{"a"}, []RosterEntry{entry("a", 1), entry("a", 1)}, 2, "listed twice"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := CheckRoster(crowd, c.acked, c.roster, c.entries)
@@ -133,38 +131,22 @@ func TestCheckEmpty(t *testing.T) {
 	}
 }
 
-func TestOutcomeNamesTimeouts(t *testing.T) {
-	for _, c := range []struct {
-		r    workload.Result
-		want string
-	}{
-		{workload.Result{Status: 200}, "200"},
-		{workload.Result{Status: 503, Code: "unavailable"}, "503 unavailable"},
-		{workload.Result{Err: context.DeadlineExceeded}, "timeout"},
-		{workload.Result{Err: errors.New("connection refused")}, "transport"},
-	} {
-		if got := outcome(c.r); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
-		}
-	}
-}
-
 func TestFleetMarkdownMarksTimeouts(t *testing.T) {
-	one := FleetCase{Processes: 4, Crowd: 2, Rooms: "one",
+	one := Case{Processes: 4, Crowd: 2, Rooms: "one",
 		Join:  SummarizeBurst([]Attempt{{OK: true, Outcome: "200", Ms: 100}, {Outcome: "timeout", Ms: 10000}}, 10000),
 		Leave: SummarizeBurst([]Attempt{{OK: true, Outcome: "200", Ms: 100}}, 10000)}
-	sep := FleetCase{Processes: 4, Crowd: 2, Rooms: "separate",
+	sep := Case{Processes: 4, Crowd: 2, Rooms: "separate",
 		Join:  SummarizeBurst([]Attempt{{OK: true, Outcome: "200", Ms: 50}, {OK: true, Outcome: "200", Ms: 50}}, 10000),
 		Leave: SummarizeBurst([]Attempt{{OK: true, Outcome: "200", Ms: 50}}, 10000)}
-	rep := &FleetReport{Processes: []int{4}, Crowds: []int{2}, Cases: []FleetCase{one, sep}}
-	rep.Ratios = fleetRatios(rep.Cases)
-	md := FleetMarkdown(rep)
+	rep := &Report{Processes: []int{4}, Crowds: []int{2}, Cases: []Case{one, sep}}
+	rep.Ratios = ratios(rep.Cases)
+	md := Markdown(rep)
 	for _, want := range []string{"| 4 | 2 | join | 1 / 2 |", "≥ 10.0 s", "≥ 200.00", "| 4 | 2 | leave | 1 / 1 |", "2.00 |", "timeout × 1"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
-	if svg := FleetPlot(rep); strings.Contains(svg, "NaN") || strings.Count(svg, "<polyline") != 4 {
+	if svg := Plot(rep); strings.Contains(svg, "NaN") || strings.Count(svg, "<polyline") != 4 {
 		t.Errorf("plot: %d lines or NaN coordinates", strings.Count(svg, "<polyline"))
 	}
 }

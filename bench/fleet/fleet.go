@@ -1,23 +1,28 @@
-package bench
+// Package fleet is `scripts/bench fleet`: crowds of users joining and
+// leaving one room at once through several roomlease-dev processes, beside
+// the same crowds in rooms of their own (the floor). fleet.go runs it,
+// burst.go sends the crowds, cases.go runs the two cases and watches the
+// room, stats.go and verify.go summarize and judge them, report.go renders
+// fleet.md and fleet.svg.
+package fleet
 
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"cloud.google.com/go/firestore"
 
+	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
-// FleetConfig shapes the fleet scenario: crowds joining and leaving one room
+// Config shapes the fleet scenario: crowds joining and leaving one room
 // through several roomlease-dev processes at once, against the same crowds
 // in rooms of their own (the floor).
-type FleetConfig struct {
+type Config struct {
 	Processes []int // fleet sizes to measure (default 1, 2, 4, 8)
 	Crowds    []int // crowd sizes (default 200, 500)
 	// Port is the first server port; process i listens on Port+i. Zero picks
@@ -35,21 +40,21 @@ const (
 	fleetGrace     = 2 * time.Hour
 )
 
-// FleetReport is the scenario's result (bench/results/fleet.json).
-type FleetReport struct {
-	Started        string      `json:"started"`
-	TimeoutSeconds float64     `json:"clientTimeoutSeconds"`
-	LeaseSeconds   float64     `json:"leaseSeconds"`
-	GraceSeconds   float64     `json:"graceSeconds"`
-	Processes      []int       `json:"processes"`
-	Crowds         []int       `json:"crowds"`
-	Cases          []FleetCase `json:"cases"`
-	Ratios         []P99Ratio  `json:"p99Ratios"`
-	ElapsedSeconds float64     `json:"elapsedSeconds"`
+// Report is the scenario's result (bench/results/fleet.json).
+type Report struct {
+	Started        string     `json:"started"`
+	TimeoutSeconds float64    `json:"clientTimeoutSeconds"`
+	LeaseSeconds   float64    `json:"leaseSeconds"`
+	GraceSeconds   float64    `json:"graceSeconds"`
+	Processes      []int      `json:"processes"`
+	Crowds         []int      `json:"crowds"`
+	Cases          []Case     `json:"cases"`
+	Ratios         []P99Ratio `json:"p99Ratios"`
+	ElapsedSeconds float64    `json:"elapsedSeconds"`
 }
 
-// FleetCase is one crowd through one fleet, in one room or in separate rooms.
-type FleetCase struct {
+// Case is one crowd through one fleet, in one room or in separate rooms.
+type Case struct {
 	Processes int          `json:"processes"`
 	Crowd     int          `json:"crowd"`
 	Rooms     string       `json:"rooms"` // "one" or "separate"
@@ -68,9 +73,9 @@ type FleetCase struct {
 	CheckError          string `json:"checkError,omitempty"`
 }
 
-// RunFleet runs the fleet scenario and writes fleet.json, fleet.md and
+// Run runs the fleet scenario and writes fleet.json, fleet.md and
 // fleet.svg to o.OutDir.
-func RunFleet(ctx context.Context, o Options, fc FleetConfig) error {
+func Run(ctx context.Context, o harness.Options, fc Config) error {
 	if o.ServerBin == "" {
 		return fmt.Errorf("-server-bin is required for fleet")
 	}
@@ -94,40 +99,46 @@ func RunFleet(ctx context.Context, o Options, fc FleetConfig) error {
 
 	// Everyone signs up before the clock starts; the largest crowd is
 	// everyone, smaller crowds are its first members.
-	users, err := signUpCrowd(ctx, o, "fleet", maxOf(fc.Crowds))
+	n := maxOf(fc.Crowds)
+	o.Log(fmt.Sprintf("fleet: signing up %d users at the Auth emulator", n))
+	users, err := workload.SignUpAll(ctx, o.AuthHost, n, 8, 10*time.Second)
 	if err != nil {
 		return err
 	}
-	rep := &FleetReport{Started: time.Now().UTC().Format(time.RFC3339), TimeoutSeconds: fleetTimeout.Seconds(),
+	rep := &Report{Started: time.Now().UTC().Format(time.RFC3339), TimeoutSeconds: fleetTimeout.Seconds(),
 		LeaseSeconds: fleetLease.Seconds(), GraceSeconds: fleetGrace.Seconds(), Processes: fc.Processes, Crowds: fc.Crowds}
 	began := time.Now()
 	prefix := fmt.Sprintf("fleet-%d", time.Now().Unix())
 	for _, n := range fc.Processes {
-		cases, err := runFleetSize(ctx, o, fc, client, users, prefix, n)
+		cases, err := runSize(ctx, o, fc, client, users, prefix, n)
 		rep.Cases = append(rep.Cases, cases...)
 		if err != nil {
 			return fmt.Errorf("%d processes: %w", n, err)
 		}
 	}
 	rep.ElapsedSeconds = time.Since(began).Seconds()
-	rep.Ratios = fleetRatios(rep.Cases)
-	if err := o.svg("fleet", FleetPlot(rep)); err != nil {
+	rep.Ratios = ratios(rep.Cases)
+	if err := o.SVG("fleet", Plot(rep)); err != nil {
 		return err
 	}
-	return o.write("fleet", FleetMarkdown(rep), rep)
+	return o.Write("fleet", Markdown(rep), rep)
 }
 
-// runFleetSize starts n processes (only the first runs the sweeper, as one
+// runSize starts n processes (only the first runs the sweeper, as one
 // scheduled Sweep would beside many Presence instances), runs every crowd
 // through them, and stops them.
-func runFleetSize(ctx context.Context, o Options, fc FleetConfig, client *firestore.Client, users []crowdUser, prefix string, n int) ([]FleetCase, error) {
+func runSize(ctx context.Context, o harness.Options, fc Config, client *firestore.Client, users []workload.Account, prefix string, n int) ([]Case, error) {
 	var servers []*workload.Server
 	defer func() {
 		for _, s := range servers {
 			s.Stop()
 		}
 	}()
-	env := o.serverEnv(fleetHeartbeat, fleetLease, fleetGrace)
+	env := o.ServerEnv(fleetHeartbeat, fleetLease, fleetGrace)
+	// The away lease may be no shorter than the lease, which the fleet
+	// stretches far beyond the default away lease: without this, every
+	// process refuses its settings at start-up.
+	env["ROOMLEASE_AWAY_LEASE"] = fleetLease.String()
 	for i := range n {
 		port := fc.Port + i
 		if fc.Port == 0 {
@@ -167,7 +178,7 @@ func runFleetSize(ctx context.Context, o Options, fc FleetConfig, client *firest
 	defer helper.HTTP.CloseIdleConnections()
 
 	warmUp(ctx, apis, users, fmt.Sprintf("%s-n%d-warm", prefix, n))
-	var cases []FleetCase
+	var cases []Case
 	for _, crowd := range fc.Crowds {
 		o.Log(fmt.Sprintf("fleet: %d processes, %d users into one room", n, crowd))
 		one := runOneRoom(ctx, o, client, apis, helper, users[:crowd], fmt.Sprintf("%s-n%d-c%d-one", prefix, n, crowd))
@@ -191,39 +202,13 @@ func runFleetSize(ctx context.Context, o Options, fc FleetConfig, client *firest
 // into a room of its own: no measured request pays for a process's first
 // connection to Firestore, and the first fleet measured does not pay for
 // the emulator's warm-up alone.
-func warmUp(ctx context.Context, apis []*workload.API, users []crowdUser, prefix string) {
+func warmUp(ctx context.Context, apis []*workload.API, users []workload.Account, prefix string) {
 	var members []*crowdMember
 	for i := range users {
 		members = append(members, &crowdMember{user: users[i], room: fmt.Sprintf("%s-%d", prefix, i)})
 	}
 	burst(ctx, apis, members, sendJoin)
 	burst(ctx, apis, members, sendLeave)
-}
-
-func signUpCrowd(ctx context.Context, o Options, scenario string, n int) ([]crowdUser, error) {
-	o.Log(fmt.Sprintf("%s: signing up %d users at the Auth emulator", scenario, n))
-	hc := &http.Client{Timeout: 10 * time.Second}
-	users := make([]crowdUser, n)
-	sem := make(chan struct{}, 8)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	for i := range users {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			uid, tok, err := workload.SignUp(ctx, hc, o.AuthHost)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			users[i] = crowdUser{uid: uid, token: tok}
-		}()
-	}
-	wg.Wait()
-	return users, firstErr
 }
 
 func maxOf(v []int) int {
@@ -234,9 +219,9 @@ func maxOf(v []int) int {
 	return m
 }
 
-// fleetRatios pairs each one-room burst with the separate-rooms burst of
+// ratios pairs each one-room burst with the separate-rooms burst of
 // the same fleet and crowd.
-func fleetRatios(cases []FleetCase) []P99Ratio {
+func ratios(cases []Case) []P99Ratio {
 	var out []P99Ratio
 	for _, one := range cases {
 		if one.Rooms != "one" {

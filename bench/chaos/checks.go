@@ -1,7 +1,7 @@
-package bench
+package chaos
 
 // The chaos scenario's verdicts, kept free of I/O so that they can be
-// tested on their own (chaos_checks_test.go): what a client may conclude
+// tested on their own (checks_test.go): what a client may conclude
 // from a 409, which users a roster read must list, when a revision went
 // back, and which documents may outlive a drain.
 

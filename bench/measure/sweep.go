@@ -1,4 +1,4 @@
-package bench
+package measure
 
 import (
 	"context"
@@ -29,17 +29,19 @@ func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n i
 		room := client.Collection(firestoredb.RoomsCollection).Doc(id)
 		// The fields of roomRecord: a room carries no revision and no count
 		// of its participants (the revision lives in its shards, the count
-		// is the roster itself).
+		// is the roster itself). What the store queries or rewrites is
+		// named by firestoredb's constants; the rest, which no query
+		// reads, by its firestore tag in records.go.
 		rec := map[string]any{
-			"roomId": id, "generation": int64(1), "teardownReported": false, "createdAt": now.Add(-time.Hour),
-			"updatedAt": now.Add(-time.Minute), "expireAt": horizon, "revisionExpireAt": horizon,
+			firestoredb.FieldRoomID: id, firestoredb.FieldGeneration: int64(1), firestoredb.FieldTeardownReported: false, "createdAt": now.Add(-time.Hour),
+			firestoredb.FieldUpdatedAt: now.Add(-time.Minute), firestoredb.FieldExpireAt: horizon, firestoredb.FieldRevisionExpireAt: horizon,
 		}
 		if active {
-			rec["state"] = "active"
-			rec["emptySince"], rec["cleanupAfter"] = nil, nil
+			rec[firestoredb.FieldState] = string(presence.StateActive)
+			rec[firestoredb.FieldEmptySince], rec[firestoredb.FieldCleanupAfter] = nil, nil
 		} else {
-			rec["state"] = "suspected_empty"
-			rec["emptySince"], rec["cleanupAfter"] = now.Add(-2*time.Minute), now.Add(-time.Minute)
+			rec[firestoredb.FieldState] = string(presence.StateSuspectedEmpty)
+			rec[firestoredb.FieldEmptySince], rec[firestoredb.FieldCleanupAfter] = now.Add(-2*time.Minute), now.Add(-time.Minute)
 		}
 		j, err := bw.Set(room, rec)
 		if err != nil {
@@ -49,17 +51,17 @@ func SeedRooms(ctx context.Context, client *firestore.Client, prefix string, n i
 		if active {
 			uid := "u" + id
 			p := room.Collection(firestoredb.ParticipantsCollection).Doc(uid)
-			j, err = bw.Set(p, map[string]any{"roomId": id, "participantId": uid, "displayName": "seed",
-				"state": map[string]any{}, "away": false, "joinedAt": now.Add(-time.Hour), "sessionCount": int64(1), "expireAt": horizon})
+			j, err = bw.Set(p, map[string]any{firestoredb.FieldRoomID: id, "participantId": uid, "displayName": "seed",
+				"state": map[string]any{}, firestoredb.FieldAway: false, "joinedAt": now.Add(-time.Hour), "sessionCount": int64(1), firestoredb.FieldExpireAt: horizon})
 			if err != nil {
 				return err
 			}
 			jobs = append(jobs, j)
 			lease := now.Add(leaseLeft)
 			j, err = bw.Set(p.Collection(firestoredb.SessionsCollection).Doc("tab-1"), map[string]any{
-				"roomId": id, "participantId": uid, "sessionId": "tab-1", "generation": int64(1),
-				"leaseExpiresAt": lease, "expireAt": lease.Add(24 * time.Hour), "createdAt": now.Add(-time.Hour),
-				"roomExpireAt": horizon, "entryExpireAt": horizon, "away": false})
+				firestoredb.FieldRoomID: id, "participantId": uid, "sessionId": "tab-1", firestoredb.FieldGeneration: int64(1),
+				firestoredb.FieldLeaseExpiresAt: lease, firestoredb.FieldExpireAt: lease.Add(24 * time.Hour), "createdAt": now.Add(-time.Hour),
+				firestoredb.FieldRoomExpireAt: horizon, firestoredb.FieldEntryExpireAt: horizon, firestoredb.FieldAway: false})
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package bench
+package chaos
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func (c *chaosRun) sampleRosters(ctx context.Context) {
 					continue
 				}
 				u := c.userByUID[uid]
-				c.report(ctx, u, ChaosViolation{Kind: violationMissing, At: end.Format(time.RFC3339Nano), Room: room, UID: uid,
+				c.report(ctx, u, Violation{Kind: violationMissing, At: end.Format(time.RFC3339Nano), Room: room, UID: uid,
 					Session: l.Session, Generation: l.Gen, Process: -1,
 					Detail: fmt.Sprintf("roster read from %s to %s lists %d entries without this user, whose session %s generation %d was joined at %s and leased until %s",
 						start.Format("15:04:05.000"), end.Format("15:04:05.000"), len(docs), l.Session, l.Gen, l.Since.Format("15:04:05.000"), l.Until.Format("15:04:05.000"))})
@@ -93,7 +93,7 @@ func (c *chaosRun) pollRevisions(ctx context.Context) {
 			drop := c.revisions.observe(room, seen)
 			c.mu.Unlock()
 			if drop != nil {
-				c.report(ctx, nil, ChaosViolation{Kind: violationRevision, At: drop.DropAt.Format(time.RFC3339Nano), Room: room, Process: -1,
+				c.report(ctx, nil, Violation{Kind: violationRevision, At: drop.DropAt.Format(time.RFC3339Nano), Room: room, Process: -1,
 					Detail: fmt.Sprintf("the lifetime created at %s read revision %d at %s (shards %s), then %d at %s (shards %s)",
 						drop.Lifetime.Format(time.RFC3339Nano), drop.Before, drop.SeenAt.Format("15:04:05.000"), prevShards,
 						drop.After, drop.DropAt.Format("15:04:05.000"), shards)})
@@ -140,7 +140,7 @@ func (c *chaosRun) readRevision(ctx context.Context, room string) (revisionSeen,
 
 // report records a violation (or an excused 409) with the documents it
 // concerns, as read now, the user's recent requests and the chaos around it.
-func (c *chaosRun) report(ctx context.Context, u *chaosUser, v ChaosViolation) {
+func (c *chaosRun) report(ctx context.Context, u *chaosUser, v Violation) {
 	at, err := time.Parse(time.RFC3339Nano, v.At)
 	if err != nil {
 		at = time.Now()

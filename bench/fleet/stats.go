@@ -1,11 +1,6 @@
-package bench
+package fleet
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"net"
-
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -81,20 +76,4 @@ func CompareP99(one, separate BurstSummary) (ratio float64, bound string) {
 		bound = "<="
 	}
 	return ratio, bound
-}
-
-// outcome names a request's result for the outcome counts.
-func outcome(r workload.Result) string {
-	switch {
-	case r.Err != nil:
-		var ne net.Error
-		if errors.Is(r.Err, context.DeadlineExceeded) || (errors.As(r.Err, &ne) && ne.Timeout()) {
-			return "timeout"
-		}
-		return "transport"
-	case r.Code != "":
-		return fmt.Sprintf("%d %s", r.Status, r.Code)
-	default:
-		return fmt.Sprint(r.Status)
-	}
 }

@@ -1,4 +1,4 @@
-package bench
+package harness
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
-// serverEnv returns the environment for a roomlease-dev with these settings.
-func (o Options) serverEnv(hb, lease, grace time.Duration) map[string]string {
+// ServerEnv returns the environment for a roomlease-dev with these settings.
+func (o Options) ServerEnv(hb, lease, grace time.Duration) map[string]string {
 	return map[string]string{
 		"ROOMLEASE_PROJECT_ID":         o.Project,
 		"ROOMLEASE_HEARTBEAT_INTERVAL": hb.String(),
@@ -36,13 +36,13 @@ func (o Options) serverEnv(hb, lease, grace time.Duration) map[string]string {
 	}
 }
 
-// withStack starts roomlease-dev with the given settings and a Firestore
+// WithStack starts roomlease-dev with the given settings and a Firestore
 // client on its project, runs f, and stops the server.
-func withStack(ctx context.Context, o Options, name string, hb, lease, grace time.Duration, f func(url string, pid int, client *firestore.Client) error) error {
+func WithStack(ctx context.Context, o Options, name string, hb, lease, grace time.Duration, f func(url string, pid int, client *firestore.Client) error) error {
 	if o.ServerBin == "" {
 		return fmt.Errorf("-server-bin is required for %s", name)
 	}
-	srv, err := workload.StartServer(ctx, o.ServerBin, o.serverEnv(hb, lease, grace), filepath.Join(os.TempDir(), "roomlease-bench-server-"+name+".log"))
+	srv, err := workload.StartServer(ctx, o.ServerBin, o.ServerEnv(hb, lease, grace), filepath.Join(os.TempDir(), "roomlease-bench-server-"+name+".log"))
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func withStack(ctx context.Context, o Options, name string, hb, lease, grace tim
 	return f(srv.URL, srv.PID, client)
 }
 
-// projectClient returns a client on a fresh emulator project of its own.
-func projectClient(ctx context.Context, kind string) (*firestore.Client, error) {
+// ProjectClient returns a client on a fresh emulator project of its own.
+func ProjectClient(ctx context.Context, kind string) (*firestore.Client, error) {
 	return firestore.NewClient(ctx, fmt.Sprintf("bench-%s-%d", kind, time.Now().UnixNano()))
 }

@@ -1,4 +1,4 @@
-package bench
+package chaos
 
 import (
 	"context"
@@ -227,11 +227,11 @@ func TestAmbiguous(t *testing.T) {
 }
 
 func TestChaosMarkdown(t *testing.T) {
-	rep := &ChaosReport{Processes: 4, Users: 40, Rooms: 16, Violations: map[string]int{violation409: 0, violationMissing: 1},
+	rep := &Report{Processes: 4, Users: 40, Rooms: 16, Violations: map[string]int{violation409: 0, violationMissing: 1},
 		Counts: map[string]int64{"joins": 12, "heartbeats": 340}, Actions: map[string]int{"kill": 3, "freeze": 4, "restart": 3},
-		Details: []ChaosViolation{{Kind: violationMissing, At: "2026-12-01T12:00:10Z", Room: "chaos-1-3", UID: "ada", Session: "tab-1",
+		Details: []Violation{{Kind: violationMissing, At: "2026-12-01T12:00:10Z", Room: "chaos-1-3", UID: "ada", Session: "tab-1",
 			Generation: 9, Process: -1, Seed: 19, Detail: "gone", Documents: []string{"rooms/chaos-1-3 absent"}, Trail: []string{"join …"}}}}
-	md := ChaosMarkdown(rep)
+	md := Markdown(rep)
 	for _, want := range []string{"| **0** |", "| **1** |", "| processes killed (SIGKILL) | 3 |", "| heartbeats answered 200 | 340 |",
 		"**missingRosterEntry** at 2026-12-01T12:00:10Z, room `chaos-1-3`, user `ada`", "rooms/chaos-1-3 absent", "seed 19"} {
 		if !strings.Contains(md, want) {

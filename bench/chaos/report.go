@@ -1,14 +1,15 @@
-package bench
+package chaos
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/roomlease/roomlease/bench/render"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
-// ChaosMarkdown renders the chaos scenario's report.
-func ChaosMarkdown(r *ChaosReport) string {
+// Markdown renders the chaos scenario's report.
+func Markdown(r *Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d roomlease-dev processes, each with its own sweeper, on one Firestore emulator (database `%s`); %d users in %d rooms; heartbeat %.0f s, lease %.0f s, grace %.0f s. Chaos for %.0f s (seed %d), then the drain (%.0f s). Run started %s, took %.0f s.\n\n",
 		r.Processes, r.Database, r.Users, r.Rooms, r.HeartbeatSeconds, r.LeaseSeconds, r.GraceSeconds, r.ChaosSeconds, r.Seed, r.DrainSeconds, r.Started, r.ElapsedSeconds)
@@ -62,7 +63,7 @@ func ChaosMarkdown(r *ChaosReport) string {
 
 	b.WriteString("\n| HTTP operation | n | p50 | p95 | p99 | max |\n|---|---|---|---|---|---|\n")
 	for _, op := range []workload.Op{workload.OpJoin, workload.OpHeartbeat, workload.OpLeave} {
-		fmt.Fprintf(&b, "| %s (every attempt answered) | %s |\n", op, LatencyRow(r.Latency[op]))
+		fmt.Fprintf(&b, "| %s (every attempt answered) | %s |\n", op, render.LatencyRow(r.Latency[op]))
 	}
 
 	fmt.Fprintf(&b, "\nKept after the drain, as designed: %d closing records, %d `roomlease/*` control documents, %d `roomleaseUsers` documents.",
@@ -75,7 +76,7 @@ func ChaosMarkdown(r *ChaosReport) string {
 	}
 	b.WriteString("\n\nOther outcomes: ")
 	var parts []string
-	for _, k := range sortedKeys(c) {
+	for _, k := range render.SortedKeys(c) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, c[k]))
 	}
 	b.WriteString(strings.Join(parts, ", ") + ".\n")

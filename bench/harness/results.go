@@ -1,4 +1,4 @@
-package bench
+package harness
 
 import (
 	"os"
@@ -7,9 +7,9 @@ import (
 	"github.com/roomlease/roomlease/bench/render"
 )
 
-// write writes a scenario's results as NAME.json (v) and NAME.md (md) in the
+// Write writes a run's results as NAME.json (v) and NAME.md (md) in the
 // output directory, and logs the Markdown.
-func (o Options) write(name, md string, v any) error {
+func (o Options) Write(name, md string, v any) error {
 	if err := render.WriteJSON(filepath.Join(o.OutDir, name+".json"), v); err != nil {
 		return err
 	}
@@ -17,7 +17,7 @@ func (o Options) write(name, md string, v any) error {
 	return os.WriteFile(filepath.Join(o.OutDir, name+".md"), []byte(md), 0o644)
 }
 
-// svg writes a rendered plot as NAME.svg in the output directory.
-func (o Options) svg(name, svg string) error {
+// SVG writes a rendered plot as NAME.svg in the output directory.
+func (o Options) SVG(name, svg string) error {
 	return render.WriteSVG(o.OutDir, name, svg)
 }

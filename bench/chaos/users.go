@@ -1,4 +1,4 @@
-package bench
+package chaos
 
 import (
 	"context"
@@ -100,7 +100,7 @@ type chaosUser struct {
 	room     string
 	tabs     []string // session ids of the tabs open in room
 	tabSeq   int
-	sessions map[string]*chaosSession // by room + "/" + session id
+	sessions map[string]*chaosSession // by workload.TabKey(room, session id)
 	trail    []string                 // the latest requests and events, for a violation's report
 }
 
@@ -125,7 +125,7 @@ func (u *chaosUser) trailCopy() []string {
 
 // session returns u's session sid in room, creating it; u.mu is held.
 func (u *chaosUser) session(room, sid string) *chaosSession {
-	k := room + "/" + sid
+	k := workload.TabKey(room, sid)
 	s := u.sessions[k]
 	if s == nil {
 		s = &chaosSession{room: room, sid: sid}
@@ -134,16 +134,16 @@ func (u *chaosUser) session(room, sid string) *chaosSession {
 	return s
 }
 
+// tabsIn returns u's tabs open in its room whose session is in state; u.mu
+// is held.
+func (u *chaosUser) tabsIn(state chaosSessState) []*chaosSession {
+	return workload.OpenTabs(u.sessions, u.room, u.tabs, func(s *chaosSession) bool { return s.state == state })
+}
+
 func (u *chaosUser) liveTabs() []*chaosSession {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	var out []*chaosSession
-	for _, sid := range u.tabs {
-		if s := u.sessions[u.room+"/"+sid]; s != nil && s.state == sessLive {
-			out = append(out, s)
-		}
-	}
-	return out
+	return u.tabsIn(sessLive)
 }
 
 // tabsWithout lists the tabs open in u's room whose join gave up.
@@ -151,10 +151,8 @@ func (u *chaosUser) tabsWithout() []string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var out []string
-	for _, sid := range u.tabs {
-		if s := u.sessions[u.room+"/"+sid]; s != nil && s.state == sessNone {
-			out = append(out, sid)
-		}
+	for _, s := range u.tabsIn(sessNone) {
+		out = append(out, s.sid)
 	}
 	return out
 }
@@ -183,7 +181,7 @@ func answered(r workload.Result) bool { return r.Err == nil && r.Status < 500 }
 // describe is a trail entry's account of one attempt: the process, its
 // outcome, and how long it took.
 func describe(r workload.Result, slot *chaosSlot, pid int) string {
-	return fmt.Sprintf("p%d/pid %d: %s in %s", slot.idx, pid, outcome(r), r.Done.Sub(r.Sent).Round(time.Millisecond))
+	return fmt.Sprintf("p%d/pid %d: %s in %s", slot.idx, pid, r.Outcome(), r.Done.Sub(r.Sent).Round(time.Millisecond))
 }
 
 // attempt counts one request attempt and its outcome.
@@ -196,7 +194,7 @@ func (c *chaosRun) attempt(op workload.Op, r workload.Result, retry bool) {
 	case r.Err != nil && errors.Is(r.Err, syscall.ECONNREFUSED):
 		c.event(fmt.Sprintf("%s refused (process down)", op))
 	case r.Err != nil:
-		c.event(fmt.Sprintf("%s %s", op, outcome(r)))
+		c.event(fmt.Sprintf("%s %s", op, r.Outcome()))
 	case r.Status != 200:
 		c.event(fmt.Sprintf("%s %d %s", op, r.Status, r.Code))
 	}
@@ -346,7 +344,7 @@ func (c *chaosRun) on409(ctx context.Context, u *chaosUser, s *chaosSession, hel
 	v := classify409(held, r.Done, c.cfg.Tolerance)
 	c.event("409 " + string(v))
 	if v != late409 {
-		v := ChaosViolation{Kind: violation409, At: r.Done.Format(time.RFC3339Nano), Room: held.Room, UID: held.UID, Session: held.Session,
+		v := Violation{Kind: violation409, At: r.Done.Format(time.RFC3339Nano), Room: held.Room, UID: held.UID, Session: held.Session,
 			Generation: held.Gen, Process: slot.idx, PID: pid,
 			Detail: fmt.Sprintf("heartbeat sent %s, answered 409 %s at %s; the lease of generation %d ran until %s by the answer of %s",
 				r.Sent.Format("15:04:05.000"), r.Code, r.Done.Format("15:04:05.000"), held.Gen, held.Until.Format("15:04:05.000"), held.Since.Format("15:04:05.000"))}
@@ -405,13 +403,11 @@ func (c *chaosRun) crash(u *chaosUser) {
 	u.op.Lock()
 	defer u.op.Unlock()
 	u.mu.Lock()
-	n := 0
-	for _, sid := range u.tabs {
-		if s := u.sessions[u.room+"/"+sid]; s != nil && s.state == sessLive {
-			s.state = sessCrashed
-			n++
-		}
+	live := u.tabsIn(sessLive)
+	for _, s := range live {
+		s.state = sessCrashed
 	}
+	n := len(live)
 	u.mu.Unlock()
 	if n > 0 {
 		u.note("crash: %d tab(s) in %s", n, u.room)
@@ -506,8 +502,7 @@ func (c *chaosRun) churnEvent(ctx, loop context.Context, u *chaosUser) {
 		switch len(tabs) {
 		case 1:
 			u.mu.Lock()
-			u.tabSeq++
-			sid := fmt.Sprintf("tab-%d", u.tabSeq)
+			sid := workload.NextTab(&u.tabSeq)
 			u.tabs = append(u.tabs, sid)
 			room := u.room
 			u.mu.Unlock()

@@ -1,4 +1,11 @@
-package bench
+// Package chaos is `scripts/bench chaos`: users churning through several
+// roomlease-dev processes, each with its own sweeper, while the processes
+// are killed, restarted, frozen and thawed; then the drain. chaos.go runs
+// it, procs.go holds the processes and the chaos loop, users.go the
+// simulated clients, reads.go what it reads from the emulator directly,
+// checks.go the verdicts (free of I/O, tested on their own) and report.go
+// renders chaos.md.
+package chaos
 
 import (
 	"context"
@@ -14,13 +21,14 @@ import (
 
 	"github.com/roomlease/roomlease/functions/httpapi"
 
+	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
-// ChaosConfig shapes `scripts/bench chaos`: users churning through several
+// Config shapes `scripts/bench chaos`: users churning through several
 // roomlease-dev processes, each with its own sweeper, on one emulator,
 // while the processes are killed, restarted, frozen and thawed.
-type ChaosConfig struct {
+type Config struct {
 	Processes int
 	Port      int // process i listens on Port+i (0: free ports from the first)
 	Users     int
@@ -57,9 +65,9 @@ type ChaosConfig struct {
 	Progress func(string)
 }
 
-// DefaultChaosConfig is the configuration `scripts/bench chaos` runs.
-func DefaultChaosConfig() ChaosConfig {
-	c := ChaosConfig{Processes: 4, Users: 40, Rooms: 16, TwoTabs: 0.3, Duration: 10 * time.Minute, Seed: 19,
+// DefaultConfig is the configuration `scripts/bench chaos` runs.
+func DefaultConfig() Config {
+	c := Config{Processes: 4, Users: 40, Rooms: 16, TwoTabs: 0.3, Duration: 10 * time.Minute, Seed: 19,
 		Heartbeat: 2 * time.Second, Lease: 6 * time.Second, Grace: 5 * time.Second,
 		CrashProb: 0.01, LeaveProb: 0.015, TabToggleProb: 0.03, TabCrashProb: 0.008, RoomSwitchProb: 0.4, ReconnectEarly: 0.3,
 		Chaos: chaosPlan{MinGap: 3 * time.Second, MaxGap: 8 * time.Second, MinDown: time.Second, MaxDown: 6 * time.Second,
@@ -81,8 +89,8 @@ const (
 	excused409        = "excused409"
 )
 
-// ChaosViolation is one violation as found, with what it concerns.
-type ChaosViolation struct {
+// Violation is one violation as found, with what it concerns.
+type Violation struct {
 	Kind       string `json:"kind"`
 	At         string `json:"at"`
 	Seed       uint64 `json:"seed"`
@@ -103,8 +111,8 @@ type ChaosViolation struct {
 	Documents []string `json:"documents,omitempty"`
 }
 
-// ChaosReport is the scenario's result (bench/results/chaos.json).
-type ChaosReport struct {
+// Report is the scenario's result (bench/results/chaos.json).
+type Report struct {
 	Started          string  `json:"started"`
 	Seed             uint64  `json:"seed"`
 	Database         string  `json:"database"`
@@ -129,34 +137,34 @@ type ChaosReport struct {
 
 	// Stalls are the stretches of the chaos in which no heartbeat of any
 	// user succeeded for stallGap or longer.
-	Stalls []ChaosStall `json:"stalls"`
+	Stalls []Stall `json:"stalls"`
 
 	Counts  map[string]int64                 `json:"counts"`
 	Actions map[string]int                   `json:"chaosActions"`
 	Latency map[workload.Op]workload.Summary `json:"latency"`
 
-	RosterReads    int              `json:"rosterReads"`
-	RosterChecks   int              `json:"rosterUserChecks"`
-	RosterDoubtful int              `json:"rosterUsersSkippedAsDoubtful"`
-	RevisionReads  int              `json:"revisionReads"`
-	RoomLifetimes  int              `json:"roomLifetimesSeen"`
-	MaxRevision    int64            `json:"maxRevisionSeen"`
-	ClosingRecords int              `json:"closingRecords"`
-	PendingCleanup int              `json:"closingRecordsPendingCleanup"`
-	KeptDocuments  map[string]int   `json:"keptDocuments"`
-	OtherDocuments []string         `json:"otherDocuments,omitempty"`
-	LeftPaths      []string         `json:"leftPaths,omitempty"`
-	LeftDocs       []string         `json:"leftDocuments,omitempty"`
-	DrainError     string           `json:"drainError,omitempty"`
-	ProcessPIDs    [][]int          `json:"processPids"`
-	ServerLogs     string           `json:"serverLogs"`
-	Details        []ChaosViolation `json:"details,omitempty"`
-	Timeline       []ChaosAction    `json:"timeline"`
+	RosterReads    int            `json:"rosterReads"`
+	RosterChecks   int            `json:"rosterUserChecks"`
+	RosterDoubtful int            `json:"rosterUsersSkippedAsDoubtful"`
+	RevisionReads  int            `json:"revisionReads"`
+	RoomLifetimes  int            `json:"roomLifetimesSeen"`
+	MaxRevision    int64          `json:"maxRevisionSeen"`
+	ClosingRecords int            `json:"closingRecords"`
+	PendingCleanup int            `json:"closingRecordsPendingCleanup"`
+	KeptDocuments  map[string]int `json:"keptDocuments"`
+	OtherDocuments []string       `json:"otherDocuments,omitempty"`
+	LeftPaths      []string       `json:"leftPaths,omitempty"`
+	LeftDocs       []string       `json:"leftDocuments,omitempty"`
+	DrainError     string         `json:"drainError,omitempty"`
+	ProcessPIDs    [][]int        `json:"processPids"`
+	ServerLogs     string         `json:"serverLogs"`
+	Details        []Violation    `json:"details,omitempty"`
+	Timeline       []Action       `json:"timeline"`
 }
 
 // chaosRun is one run's state.
 type chaosRun struct {
-	cfg       ChaosConfig
+	cfg       Config
 	procs     *chaosProcs
 	client    *firestore.Client
 	database  string // the one client reads, and the servers write
@@ -171,7 +179,7 @@ type chaosRun struct {
 	events          map[string]int64
 	violationCounts map[string]int
 	detailCounts    map[string]int
-	details         []ChaosViolation
+	details         []Violation
 	revisions       *revisionTracker
 	lastShards      map[string]string
 	rosterReads     int
@@ -180,7 +188,7 @@ type chaosRun struct {
 	revisionReads   int
 	maxRevision     int64
 	lastHeartbeat   time.Time
-	stalls          []ChaosStall
+	stalls          []Stall
 }
 
 // stallGap is the longest the whole fleet may go without a successful
@@ -188,9 +196,9 @@ type chaosRun struct {
 // twenty times a second, so a gap this long means every heartbeat failed.
 const stallGap = 5 * time.Second
 
-// ChaosStall is a stretch of the chaos phase in which no heartbeat of any
+// Stall is a stretch of the chaos phase in which no heartbeat of any
 // user succeeded.
-type ChaosStall struct {
+type Stall struct {
 	From    string  `json:"from"`
 	To      string  `json:"to"`
 	Seconds float64 `json:"seconds"`
@@ -212,7 +220,7 @@ func (c *chaosRun) heartbeatAnswered(t time.Time) {
 	if !churning || last.IsZero() || t.Sub(last) < stallGap {
 		return
 	}
-	stall := ChaosStall{From: last.Format("15:04:05.000"), To: t.Format("15:04:05.000"), Seconds: t.Sub(last).Seconds(),
+	stall := Stall{From: last.Format("15:04:05.000"), To: t.Format("15:04:05.000"), Seconds: t.Sub(last).Seconds(),
 		ChaosBefore: c.procs.actionsAround(t, t.Sub(last)+10*time.Second)}
 	c.cfg.Progress(fmt.Sprintf("chaos: no heartbeat succeeded from %s to %s (%.1f s)", stall.From, stall.To, stall.Seconds))
 	c.mu.Lock()
@@ -226,9 +234,9 @@ func (c *chaosRun) event(name string) {
 	c.mu.Unlock()
 }
 
-// RunChaos runs the chaos scenario and writes chaos.json and chaos.md to
+// Run runs the chaos scenario and writes chaos.json and chaos.md to
 // o.OutDir.
-func RunChaos(ctx context.Context, o Options, cfg ChaosConfig) error {
+func Run(ctx context.Context, o harness.Options, cfg Config) error {
 	if o.ServerBin == "" {
 		return fmt.Errorf("-server-bin is required for chaos")
 	}
@@ -258,26 +266,25 @@ func RunChaos(ctx context.Context, o Options, cfg ChaosConfig) error {
 	for i := range cfg.Rooms {
 		c.rooms = append(c.rooms, fmt.Sprintf("%s%d", c.prefix, i))
 	}
-	crowd, err := signUpCrowd(ctx, o, "chaos", cfg.Users)
+	o.Log(fmt.Sprintf("chaos: signing up %d users at the Auth emulator", cfg.Users))
+	crowd, err := workload.SignUpAll(ctx, o.AuthHost, cfg.Users, 8, 10*time.Second)
 	if err != nil {
 		return err
 	}
 	tabRng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	for i, cu := range crowd {
 		seed := cfg.Seed + uint64(i+1)*7919
-		u := &chaosUser{idx: i, uid: cu.uid, token: cu.token, rng: rand.New(rand.NewPCG(seed, seed+1)),
+		u := &chaosUser{idx: i, uid: cu.UID, token: cu.Token, rng: rand.New(rand.NewPCG(seed, seed+1)),
 			room: c.rooms[i%len(c.rooms)], sessions: map[string]*chaosSession{}}
-		u.tabSeq++
-		u.tabs = append(u.tabs, fmt.Sprintf("tab-%d", u.tabSeq))
+		u.tabs = append(u.tabs, workload.NextTab(&u.tabSeq))
 		if tabRng.Float64() < cfg.TwoTabs {
-			u.tabSeq++
-			u.tabs = append(u.tabs, fmt.Sprintf("tab-%d", u.tabSeq))
+			u.tabs = append(u.tabs, workload.NextTab(&u.tabSeq))
 		}
 		c.users = append(c.users, u)
 		c.userByUID[u.uid] = u
 	}
 
-	env := o.serverEnv(cfg.Heartbeat, cfg.Lease, cfg.Grace)
+	env := o.ServerEnv(cfg.Heartbeat, cfg.Lease, cfg.Grace)
 	env["ROOMLEASE_DATABASE"] = database
 	o.Log(fmt.Sprintf("chaos: starting %d roomlease-dev processes, each with its sweeper (heartbeat %v, lease %v, grace %v)", cfg.Processes, cfg.Heartbeat, cfg.Lease, cfg.Grace))
 	port := cfg.Port
@@ -340,7 +347,7 @@ func RunChaos(ctx context.Context, o Options, cfg ChaosConfig) error {
 
 	rep := c.buildReport(began, chaosSecs, time.Since(departed).Seconds(), left, drainErr)
 	rep.Database = database
-	return o.write("chaos", ChaosMarkdown(rep), rep)
+	return o.Write("chaos", Markdown(rep), rep)
 }
 
 // awaitDrain waits until every room of the run is gone with everything
@@ -379,9 +386,9 @@ func (c *chaosRun) progress(left time.Duration) {
 		counts["kill"], counts["freeze"], counts["restart"], c.events["retries"], c.rosterChecks, c.violationCounts))
 }
 
-func (c *chaosRun) buildReport(began time.Time, chaosSecs, drainSecs float64, left leftovers, drainErr error) *ChaosReport {
+func (c *chaosRun) buildReport(began time.Time, chaosSecs, drainSecs float64, left leftovers, drainErr error) *Report {
 	cfg := c.cfg
-	rep := &ChaosReport{Started: began.UTC().Format(time.RFC3339), Seed: cfg.Seed, Processes: cfg.Processes, Users: cfg.Users, Rooms: cfg.Rooms,
+	rep := &Report{Started: began.UTC().Format(time.RFC3339), Seed: cfg.Seed, Processes: cfg.Processes, Users: cfg.Users, Rooms: cfg.Rooms,
 		HeartbeatSeconds: cfg.Heartbeat.Seconds(), LeaseSeconds: cfg.Lease.Seconds(), GraceSeconds: cfg.Grace.Seconds(),
 		ChaosSeconds: chaosSecs, DrainSeconds: drainSecs, ElapsedSeconds: time.Since(began).Seconds(), AmbiguitySeconds: cfg.AmbiguityWindow.Seconds(),
 		Actions: c.procs.counts(), Timeline: c.procs.timeline(), ServerLogs: c.procs.logDir, Latency: map[workload.Op]workload.Summary{},
@@ -406,7 +413,7 @@ func (c *chaosRun) buildReport(began time.Time, chaosSecs, drainSecs float64, le
 		rep.Violations[k] = c.violationCounts[k]
 	}
 	rep.Excused409 = c.violationCounts[excused409]
-	rep.Stalls = append([]ChaosStall(nil), c.stalls...)
+	rep.Stalls = append([]Stall(nil), c.stalls...)
 	rep.Counts = map[string]int64{}
 	for k, v := range c.events {
 		rep.Counts[k] = v
@@ -430,7 +437,7 @@ func (c *chaosRun) buildReport(began time.Time, chaosSecs, drainSecs float64, le
 	if drainErr != nil {
 		rep.DrainError = drainErr.Error()
 	}
-	rep.Details = append([]ChaosViolation(nil), c.details...)
+	rep.Details = append([]Violation(nil), c.details...)
 	sort.SliceStable(rep.Details, func(i, j int) bool { return rep.Details[i].At < rep.Details[j].At })
 	return rep
 }
