@@ -55,6 +55,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 		}
 		if plan.RoomStep == presence.NoRoomStep {
 			res.Session = plan.Session
+			res.Grant = s.grant(plan.Session, roomVersion)
 			break
 		}
 		if step == maxRoomSteps {
@@ -72,14 +73,16 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	return res, nil
 }
 
-// joinOnce is step 1: it returns the plan it applied, or, when the room
-// needs a lifecycle step first, that step and the room's update time as read
-// (zero for a missing room).
+// joinOnce is step 1: it returns the plan it applied and the session's
+// update time as written (for its lease token), or, when the room needs a
+// lifecycle step first, that step and the room's update time as read (zero
+// for a missing room).
 func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presence.JoinPlan, time.Time, error) {
 	roomRef := s.room(req.RoomID)
 	participantRef := s.participant(req.RoomID, req.ParticipantID)
 	var plan presence.JoinPlan
 	var roomVersion time.Time
+	var resp firestore.CommitResponse
 	err := s.transact(ctx, "join", func(tx *txn, now time.Time) error {
 		s.pause(hookBeforeJoinReads)
 		// Everything the decision depends on. The reads lock these documents
@@ -141,8 +144,12 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 				return err
 			}
 		}
+		// The session last: its update time makes the token (writtenAt).
 		return tx.set(s.session(req.SessionKey), sessionToRecord(plan.Session))
-	})
+	}, firestore.WithCommitResponseTo(&resp))
+	if err == nil && plan.RoomStep == presence.NoRoomStep {
+		roomVersion = writtenAt(&resp)
+	}
 	return plan, roomVersion, err
 }
 
