@@ -29,8 +29,8 @@ import (
 //  3. Write the renewal with the precondition "update time unchanged". If
 //     anything wrote the session since the token was issued (a rejoin with
 //     a new generation, the sweeper's expiry, a departure deleting an ended
-//     sibling, a leave, an away toggle, another tab's... it has its own
-//     session), the write fails and nothing is written.
+//     sibling, a leave, an away toggle, a renewal with this very token
+//     before: a replay), the write fails and nothing is written.
 //  4. On that failure, the read path decides, exactly as without a token:
 //     409 for a superseded generation or an ended lease, at once.
 //

@@ -204,8 +204,11 @@ func TestFenced_AStaleTokenAfterARejoin(t *testing.T) {
 // just after it on the sweeper's. Either the renewal commits first (the
 // expiry then finds a live lease: Conflict) or the expiry does (the
 // renewal's condition fails and the read path answers 409). And with the
-// renewal sent while the expiry holds its read of the session: whatever
-// Firestore lets win, a 200 means the session is there with that lease.
+// renewal sent while the expiry holds its read of the session (from inside
+// the expiry's attempt, on another client): Firestore makes the write wait
+// for the expiry's lock (the emulator aborts it after about 2 s, the read
+// path then waits too, and the request ends unanswered); whatever it lets
+// win, a 200 means the session is there with that lease.
 func TestFenced_RenewalAgainstTheSweepersExpiry(t *testing.T) {
 	setup := func(t *testing.T) (*fixture, presence.JoinResult, *firestoredb.Store, presence.ExpiryCandidate) {
 		f := MustOpenStore(t)
@@ -334,5 +337,69 @@ func TestFenced_TypingWithATokenReadsNoSession(t *testing.T) {
 	wantCode(t, errOf(f.store.SetTyping(f.ctx, withToken(r, g.Token), true)), presence.EStaleGeneration)
 	if changed := emulatortest.Changed(snap, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
 		t.Fatalf("refused typing wrote %v", changed)
+	}
+}
+
+// A participant-hour, counted by the store's op counters: one join,
+// heartbeats for an hour as the client schedules them, one leave, alone in
+// a room on one instance. Before: heartbeats every 5 s, renewal when half
+// the lease is left, the policy kept 10 s, no token. After: heartbeats at
+// renewAt with the lease token, the policy kept a minute. The figures are
+// logged for docs/data-model.md; the assertions pin what the design
+// promises: one write per renewal, and no session read on the fast path.
+func TestFenced_AParticipantHour(t *testing.T) {
+	before := presence.DefaultSettings()
+	before.RenewWhenLeft, before.PolicyCache = 0.5, 10*time.Second
+	for _, tc := range []struct {
+		name       string
+		settings   presence.Settings
+		tokens     bool
+		wantWrites int64 // heartbeats' writes
+	}{
+		{"Before", before, false, 360},
+		{"AfterWithoutAKey", presence.DefaultSettings(), false, 360},
+		{"AfterWithAKey", presence.DefaultSettings(), true, 360},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := MustOpenStore(t)
+			store := firestoredb.New(f.client, tc.settings, f.clock.Now)
+			if tc.tokens {
+				withTokens(store)
+			}
+			start := store.Ops()
+			j, err := store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "hour", ParticipantID: "alice", SessionID: "tab"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			joined := store.Ops()
+			r := ref("hour", "alice", "tab", j.Session.Generation)
+			g, requests := j.Grant, 0
+			end := f.clock.Now().Add(time.Hour)
+			for f.clock.Now().Before(end) {
+				if tc.name == "Before" {
+					f.clock.Advance(tc.settings.Heartbeat) // the old client: every interval
+				} else {
+					f.setClock(g.RenewAt)
+				}
+				if g, err = store.Renew(f.ctx, withToken(r, g.Token)); err != nil {
+					t.Fatal(err)
+				}
+				requests++
+			}
+			beats := store.Ops().Sub(joined)
+			if _, err := store.Leave(f.ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			hour := store.Ops().Sub(start)
+			t.Logf("%s: %d heartbeat requests: %d reads, %d writes; the hour with join and leave: %d reads, %d writes",
+				tc.name, requests, beats.Reads, beats.Writes, hour.Reads, hour.Writes)
+			if beats.Writes != tc.wantWrites {
+				t.Errorf("heartbeats wrote %d times, want %d", beats.Writes, tc.wantWrites)
+			}
+			policyReads := int64(time.Hour / tc.settings.PolicyCache)
+			if tc.tokens && beats.Reads > policyReads+1 {
+				t.Errorf("fenced heartbeats read %d documents, want only the policy (%d)", beats.Reads, policyReads)
+			}
+		})
 	}
 }

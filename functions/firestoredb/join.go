@@ -49,19 +49,19 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	}
 	var res presence.JoinResult
 	for step := 0; ; step++ {
-		plan, roomVersion, err := s.joinOnce(ctx, req)
+		plan, version, err := s.joinOnce(ctx, req)
 		if err != nil {
 			return res, err
 		}
 		if plan.RoomStep == presence.NoRoomStep {
 			res.Session = plan.Session
-			res.Grant = s.grant(plan.Session, roomVersion)
+			res.Grant = s.grant(plan.Session, version) // the session's, as written
 			break
 		}
 		if step == maxRoomSteps {
 			return res, presence.Errorf(presence.EUnavailable, "the room kept changing while joining; retry")
 		}
-		if err := s.stepRoom(ctx, plan, roomVersion); err != nil {
+		if err := s.stepRoom(ctx, plan, version); err != nil {
 			return res, err
 		}
 	}
