@@ -23,6 +23,7 @@ import (
 	"cloud.google.com/go/firestore"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/roomlease/roomlease/bench/measure"
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 )
@@ -45,21 +46,18 @@ var Changes = []Change{
 		return err
 	}},
 	{"away toggle (tab hidden)", func(ctx context.Context, r *Room) error {
-		_, _, err := r.store.HeartbeatAway(ctx, r.refs[0], true)
-		return err
+		return r.granted(r.store.HeartbeatAway(ctx, r.refs[0], true))
 	}},
 	{"back from away", func(ctx context.Context, r *Room) error {
-		_, _, err := r.store.HeartbeatAway(ctx, r.refs[0], false)
-		return err
+		return r.granted(r.store.HeartbeatAway(ctx, r.refs[0], false))
 	}},
 	{"heartbeat that renews", func(ctx context.Context, r *Room) error {
-		// Far enough into the lease that the heartbeat renews it.
-		r.clock.Advance(r.settings.Lease - time.Duration(float64(r.settings.Lease)*r.settings.RenewWhenLeft) + time.Millisecond)
-		_, err := r.store.Heartbeat(ctx, r.refs[0])
-		return err
+		// At renewAt, as a client sends it, with its lease token.
+		r.clock.Advance(r.grant.RenewAt.Sub(r.clock.Now()))
+		return r.granted(r.store.Renew(ctx, r.refs[0]))
 	}},
 	{"typing signal", func(ctx context.Context, r *Room) error {
-		return r.store.SetTyping(ctx, r.refs[0], true)
+		return r.granted(r.store.SetTyping(ctx, r.refs[0], true))
 	}},
 }
 
@@ -134,6 +132,21 @@ type Room struct {
 	refs     []presence.SessionRef
 	stateN   int
 	stops    []func()
+	// grant is participant 0's latest lease grant: when to renew, and the
+	// token its next heartbeat carries.
+	grant presence.Grant
+}
+
+// granted keeps participant 0's latest grant, as a client does.
+func (r *Room) granted(g presence.Grant, err error) error {
+	if err != nil {
+		return err
+	}
+	r.grant = g
+	if g.Token != "" {
+		r.refs[0].Token = g.Token
+	}
+	return nil
 }
 
 func newRoom(ctx context.Context, client *firestore.Client, id string, n int) (*Room, error) {
@@ -141,6 +154,9 @@ func newRoom(ctx context.Context, client *firestore.Client, id string, n int) (*
 	c := newClock()
 	r := &Room{client: client, settings: settings, clock: c, id: id, refs: make([]presence.SessionRef, n)}
 	r.store = firestoredb.New(client, settings, c.Now)
+	if err := measure.UseLeaseTokens(r.store); err != nil {
+		return nil, err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(16)
 	for i := range n {
@@ -150,7 +166,10 @@ func newRoom(ctx context.Context, client *firestore.Client, id string, n int) (*
 			if err != nil {
 				return err
 			}
-			r.refs[i] = presence.SessionRef{SessionKey: key, Generation: res.Session.Generation}
+			r.refs[i] = presence.SessionRef{SessionKey: key, Generation: res.Session.Generation, Token: res.Grant.Token}
+			if i == 0 {
+				r.grant = res.Grant
+			}
 			return nil
 		})
 	}

@@ -8,14 +8,16 @@ import (
 
 	"cloud.google.com/go/firestore"
 
+	"github.com/roomlease/roomlease/bench/measure"
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
 // ParticipantHour is what one participant's heartbeats cost in an hour, on
-// the schedule a client follows in each mode: every heartbeat interval in
-// the foreground, every away heartbeat while its tab is hidden or its app
-// in the background. A heartbeat wakes no listener, so this is all of it.
+// the schedule a client follows: at each reply's renewAt, with the lease
+// token it was given, in the foreground and while its tab is hidden or its
+// app in the background (away). A heartbeat wakes no listener, so this is
+// all of it.
 type ParticipantHour struct {
 	Mode             string  `json:"mode"`
 	LeaseSeconds     float64 `json:"leaseSeconds"`
@@ -26,38 +28,46 @@ type ParticipantHour struct {
 }
 
 // MeasureHours runs an hour of heartbeats in each mode on a clock that
-// jumps from one heartbeat to the next, alone in a room of its own (so the
+// jumps from one renewAt to the next, alone in a room of its own (so the
 // room's policy is read again whenever the instance's cache of it has
 // expired, as for a participant alone on its instance).
 func MeasureHours(ctx context.Context, client *firestore.Client) ([]ParticipantHour, error) {
 	settings := presence.DefaultSettings()
 	modes := []struct {
-		name            string
-		away            bool
-		lease, interval time.Duration
+		name  string
+		away  bool
+		lease time.Duration
 	}{
-		{"foreground", false, settings.Lease, settings.Heartbeat},
-		{"away (hidden tab, backgrounded app)", true, settings.AwayLease, settings.AwayHeartbeat},
+		{"foreground", false, settings.Lease},
+		{"away (hidden tab, backgrounded app)", true, settings.AwayLease},
 	}
 	var out []ParticipantHour
 	for _, m := range modes {
 		c := newClock()
 		store := firestoredb.New(client, settings, c.Now)
+		if err := measure.UseLeaseTokens(store); err != nil {
+			return nil, err
+		}
 		key := presence.SessionKey{RoomID: fmt.Sprintf("hours-%d", time.Now().UnixNano()), ParticipantID: "user-0", SessionID: "tab"}
 		res, err := store.Join(ctx, presence.JoinRequest{SessionKey: key, Away: m.away})
 		if err != nil {
 			return nil, fmt.Errorf("%s: join: %w", m.name, err)
 		}
-		ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation}
+		ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation, Token: res.Grant.Token}
+		grant := res.Grant
 		start := store.Ops()
-		h := ParticipantHour{Mode: m.name, LeaseSeconds: m.lease.Seconds(), HeartbeatSeconds: m.interval.Seconds()}
-		for elapsed := m.interval; elapsed <= time.Hour; elapsed += m.interval {
-			c.Advance(m.interval)
-			if _, _, err := store.HeartbeatAway(ctx, ref, m.away); err != nil {
-				return nil, fmt.Errorf("%s: heartbeat at %v: %w", m.name, elapsed, err)
+		h := ParticipantHour{Mode: m.name, LeaseSeconds: m.lease.Seconds()}
+		end := c.Now().Add(time.Hour)
+		for !grant.RenewAt.After(end) {
+			c.Advance(grant.RenewAt.Sub(c.Now()))
+			g, err := store.HeartbeatAway(ctx, ref, m.away)
+			if err != nil {
+				return nil, fmt.Errorf("%s: heartbeat %d: %w", m.name, h.Requests+1, err)
 			}
+			grant, ref.Token = g, g.Token
 			h.Requests++
 		}
+		h.HeartbeatSeconds = time.Hour.Seconds() / float64(h.Requests)
 		ops := store.Ops().Sub(start)
 		h.Reads, h.Writes = ops.Reads, ops.Writes
 		out = append(out, h)

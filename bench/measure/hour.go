@@ -7,12 +7,15 @@ import (
 
 	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/leasetoken"
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
 // ParticipantHour counts exactly what one participant-hour costs at a
 // heartbeat/lease setting (and the default RenewWhenLeft, as roomlease-dev
-// runs it): a join, a heartbeat every interval for an hour, and a leave (in
+// runs it, with a lease token key): a join, a heartbeat at every renewAt
+// the server answers, with the token it gave, for an hour, as the clients
+// schedule them, and a leave (in
 // a room someone else holds, as most joins and leaves are), on
 // a store with a stopped clock that the loop moves, so that which
 // heartbeats renew depends on the schedule alone and not on how busy the
@@ -31,6 +34,9 @@ func ParticipantHour(ctx context.Context, hb, lease time.Duration) (firestoredb.
 	defer client.Close()
 	clock := newManualClock(benchStart)
 	store := firestoredb.New(client, settings, clock.Now)
+	if err := UseLeaseTokens(store); err != nil {
+		return firestoredb.OpCounts{}, settings, err
+	}
 	// Someone is in the room already, so that the hour's join and leave
 	// are the ordinary ones ("join: another user", "leave: a user's last
 	// tab"), not the room's creation and emptying.
@@ -44,15 +50,32 @@ func ParticipantHour(ctx context.Context, hb, lease time.Duration) (firestoredb.
 	if err != nil {
 		return firestoredb.OpCounts{}, settings, err
 	}
-	ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation}
-	for range int(time.Hour / hb) {
-		clock.Advance(hb)
-		if _, err := store.Heartbeat(ctx, ref); err != nil {
+	ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation, Token: res.Grant.Token}
+	end := clock.Now().Add(time.Hour)
+	for grant := res.Grant; !grant.RenewAt.After(end); {
+		clock.Advance(grant.RenewAt.Sub(clock.Now()))
+		if grant, err = store.Renew(ctx, ref); err != nil {
 			return firestoredb.OpCounts{}, settings, fmt.Errorf("heartbeat at +%v: %w", clock.Now().Sub(benchStart), err)
 		}
+		ref.Token = grant.Token
 	}
 	if _, err := store.Leave(ctx, ref); err != nil {
 		return firestoredb.OpCounts{}, settings, err
 	}
 	return store.Ops().Sub(before), settings, nil
+}
+
+// benchTokenKey signs the benchmark's lease tokens, so that its heartbeats
+// take the path of a deployment with a key (roomlease-dev sets one too).
+var benchTokenKey = []byte("roomlease-bench-lease-token-key-0123456789")
+
+// UseLeaseTokens makes store issue and honour lease tokens, as a
+// deployment with ROOMLEASE_LEASE_TOKEN_KEY does.
+func UseLeaseTokens(store *firestoredb.Store) error {
+	signer, err := leasetoken.NewSigner(benchTokenKey)
+	if err != nil {
+		return err
+	}
+	store.UseLeaseTokens(signer)
+	return nil
 }

@@ -8,21 +8,20 @@ import (
 	"github.com/roomlease/roomlease/internal/emulatortest"
 )
 
-// A participant-hour at 5 s / 15 s is counted on the emulator: 720
-// heartbeats, each one read, of which only those finding at most half the
-// lease left write, so writes stay within the 0.55 × 726 of issue 15 (726
-// being the count when every heartbeat wrote), and never below one write per
-// two heartbeats, the most a 15 s lease can skip at 5 s.
+// A participant-hour at 5 s / 15 s is counted on the emulator, on the
+// schedule the server sets (issue 22): one join, a heartbeat at each
+// renewAt, each renewing with one write and, fenced by its lease token, no
+// read of the session, and one leave. So at most 400 heartbeat writes (the
+// issue's bound on requests) and about a tenth as many reads: the join,
+// the leave, and the room's policy when an instance's cache of it expires.
 func TestParticipantHour(t *testing.T) {
 	emulatortest.FirestoreHost(t)
 	hour, settings, err := ParticipantHour(context.Background(), 5*time.Second, 15*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if settings.RenewWhenLeft != 0.5 {
-		t.Fatalf("counted with RenewWhenLeft %v, want the default 0.5", settings.RenewWhenLeft)
-	}
-	if hour.Reads < 720 || hour.Writes < 360 || float64(hour.Writes) > 0.55*726 {
-		t.Fatalf("participant-hour %+v: want at least 720 reads and between 360 and %.0f writes", hour, 0.55*726)
+	renewals := int64(time.Hour / (settings.Lease - settings.Heartbeat))
+	if hour.Writes < renewals || hour.Writes > 400 || hour.Reads > 100 {
+		t.Fatalf("participant-hour %+v: want %d to 400 writes and at most 100 reads", hour, renewals)
 	}
 }

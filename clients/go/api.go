@@ -24,6 +24,14 @@ type Joined struct {
 	// a service that listens to rosters opens this one
 	// (firestore.NewClientWithDatabase), not necessarily "(default)".
 	Database string `json:"database"`
+	// RenewAt is when to heartbeat next (server time): a heartbeat then
+	// renews the lease. Zero from a server that does not say; then
+	// heartbeat every HeartbeatSeconds.
+	RenewAt time.Time `json:"renewAt"`
+	// LeaseToken is what to send with the next heartbeat or typing
+	// signal (Renew): a heartbeat that carries it costs the server no
+	// read. Opaque; empty when the server issues none.
+	LeaseToken string `json:"leaseToken"`
 }
 
 // Heartbeat returns the interval the server asks for.
@@ -138,6 +146,10 @@ func (c *Client) Heartbeat(ctx context.Context, roomID, sessionID string, genera
 // Beat is the answer to a heartbeat that said whether the session is away.
 type Beat struct {
 	LeaseExpiresAt time.Time `json:"leaseExpiresAt"`
+	// RenewAt and LeaseToken: when to heartbeat next, and what to send
+	// with it (see Joined).
+	RenewAt    time.Time `json:"renewAt"`
+	LeaseToken string    `json:"leaseToken"`
 	// Away is the session's mode now; LeaseSeconds and HeartbeatSeconds are
 	// the lease and interval that go with it (an away session's are longer).
 	Away             bool    `json:"away"`
@@ -153,11 +165,20 @@ type Beat struct {
 // Returns ErrStaleGeneration when the session is gone, superseded or its
 // lease has ended: join again.
 func (c *Client) HeartbeatAway(ctx context.Context, roomID, sessionID string, generation int64, lease time.Duration, away bool) (Beat, error) {
+	return c.Renew(ctx, roomID, sessionID, generation, lease, away, "")
+}
+
+// Renew is HeartbeatAway with the lease token the session was last given
+// (Joined.LeaseToken, Beat.LeaseToken; "" for none): with it, the server
+// renews without reading the session. A token the server cannot use
+// changes nothing but that: the answer is the same.
+func (c *Client) Renew(ctx context.Context, roomID, sessionID string, generation int64, lease time.Duration, away bool, token string) (Beat, error) {
 	body := struct {
 		SessionID  string `json:"sessionId"`
 		Generation int64  `json:"generation"`
 		Away       bool   `json:"away"`
-	}{sessionID, generation, away}
+		LeaseToken string `json:"leaseToken,omitempty"`
+	}{sessionID, generation, away, token}
 	var out Beat
 	sent, received, err := c.call(ctx, http.MethodPost, roomPath(roomID, "heartbeat"), body, &out)
 	// A change of mode gives a fresh lease of the new mode's length, which
@@ -252,13 +273,27 @@ func (c *Client) Room(ctx context.Context, roomID string) (RoomSnapshot, error) 
 //
 // Returns ErrStaleGeneration unless the session holds generation and a live lease.
 func (c *Client) SetTyping(ctx context.Context, roomID, sessionID string, generation int64, typing bool) error {
+	_, err := c.typing(ctx, roomID, sessionID, generation, typing, "")
+	return err
+}
+
+// typing is SetTyping with a lease token: sent with one, the answer is the
+// lease (renewed when the server could fence the signal by the token);
+// without, a zero Beat.
+func (c *Client) typing(ctx context.Context, roomID, sessionID string, generation int64, typing bool, token string) (Beat, error) {
 	body := struct {
 		SessionID  string `json:"sessionId"`
 		Generation int64  `json:"generation"`
 		Typing     bool   `json:"typing"`
-	}{sessionID, generation, typing}
-	_, _, err := c.call(ctx, http.MethodPost, roomPath(roomID, "typing"), body, nil)
-	return err
+		LeaseToken string `json:"leaseToken,omitempty"`
+	}{sessionID, generation, typing, token}
+	var out Beat
+	var into any
+	if token != "" {
+		into = &out // 200 with the lease; without a token, 204
+	}
+	_, _, err := c.call(ctx, http.MethodPost, roomPath(roomID, "typing"), body, into)
+	return out, err
 }
 
 // MarkRead records that this user has read up to seq and returns the

@@ -193,9 +193,9 @@ func (s *Session) emit(e Event) {
 	}
 }
 
-// loop heartbeats every interval (shortened by the jitter), and after a
-// failure sooner, with backoff, but never later than the regular interval
-// unless the server's Retry-After says so. It runs until Close or
+// loop heartbeats when the server said to renew (renewAt; see nextBeat),
+// and after a failure sooner, with backoff inside the lease left, unless
+// the server's Retry-After says otherwise. It runs until Close or
 // LeaveRoom stop it, the session's context ends (then it leaves), or the
 // server refuses the user.
 func (s *Session) loop() {
@@ -211,8 +211,7 @@ func (s *Session) loop() {
 		}
 		delay := s.nextBeat()
 		if failures > 0 {
-			backoff := min(500*time.Millisecond<<min(failures-1, 10), s.Joined().Heartbeat())
-			delay = time.Duration(float64(backoff) * (0.5 + s.c.rand()/2))
+			delay = s.retryDelay(failures)
 			// The server said when to come back (429, or a 503 with
 			// Retry-After): sooner would only be refused again. This may
 			// be later than the regular interval, even past the lease end;
@@ -277,9 +276,39 @@ func (s *Session) leaveOnCancel() {
 	s.emit(Event{Kind: Left, Generation: j.Generation, Err: err})
 }
 
+// renewMargin is how long after renewAt (by the estimated server clock) a
+// heartbeat goes out, jitter aside: an estimate a little off must not
+// bring it before renewAt, where the server would only read and answer
+// without renewing.
+const renewMargin = 250 * time.Millisecond
+
+// nextBeat is how long to wait for the next heartbeat: until the server's
+// renewAt, plus renewMargin and up to as much again of jitter (which
+// spreads a room's heartbeats apart), but never later than half the
+// renewal window (lease end − renewAt) before the lease's end, so that a
+// failed heartbeat is retried inside it. From a server
+// that gives no renewAt, every heartbeat interval, shortened by the jitter.
 func (s *Session) nextBeat() time.Duration {
-	hb := s.Joined().Heartbeat()
-	return time.Duration(float64(hb) * (1 - s.c.jitter*s.c.rand()))
+	j := s.Joined()
+	if j.RenewAt.IsZero() {
+		hb := j.Heartbeat()
+		return time.Duration(float64(hb) * (1 - s.c.jitter*s.c.rand()))
+	}
+	now := s.c.ServerNow()
+	d := j.RenewAt.Sub(now) + renewMargin + time.Duration(float64(renewMargin)*s.c.jitter*s.c.rand())
+	return max(0, min(d, j.LeaseExpiresAt.Sub(now)-j.LeaseExpiresAt.Sub(j.RenewAt)/2))
+}
+
+// retryDelay is how long to wait after failures heartbeats in a row:
+// backoff from half a second, at most the heartbeat interval, and at most
+// a third of the lease left, so that the retries still fit inside it.
+func (s *Session) retryDelay(failures int) time.Duration {
+	j := s.Joined()
+	backoff := min(500*time.Millisecond<<min(failures-1, 10), j.Heartbeat())
+	if left := j.LeaseExpiresAt.Sub(s.c.ServerNow()); left > 0 {
+		backoff = min(backoff, max(100*time.Millisecond, left/3))
+	}
+	return time.Duration(float64(backoff) * (0.5 + s.c.rand()/2))
 }
 
 // heartbeatTimeout is how long a heartbeat of j waits for its answer:
@@ -315,12 +344,12 @@ func (s *Session) Beat(ctx context.Context) error {
 	j, away := s.joined, s.away
 	s.mu.Unlock()
 	hctx, cancel := context.WithTimeoutCause(ctx, s.heartbeatTimeout(j), ErrTimeout)
-	beat, err := s.c.HeartbeatAway(hctx, s.roomID, s.opts.SessionID, j.Generation, j.Lease(), away)
+	beat, err := s.c.Renew(hctx, s.roomID, s.opts.SessionID, j.Generation, j.Lease(), away, j.LeaseToken)
 	cancel()
 	if err == nil {
 		s.mu.Lock()
 		if s.joined.Generation == j.Generation {
-			s.joined.LeaseExpiresAt = beat.LeaseExpiresAt
+			s.renewed(beat)
 			// An away session holds a longer lease and beats less often:
 			// the reply says both for the mode the session is now in.
 			if beat.LeaseSeconds > 0 && beat.HeartbeatSeconds > 0 {
@@ -350,6 +379,15 @@ func (s *Session) Beat(ctx context.Context) error {
 	s.mu.Unlock()
 	s.emit(Event{Kind: Rejoined, Generation: nj.Generation, LeaseExpiresAt: nj.LeaseExpiresAt})
 	return nil
+}
+
+// renewed records a lease answer for the current generation: its end,
+// when to renew, and the token for that renewal. Called with s.mu held.
+func (s *Session) renewed(b Beat) {
+	s.joined.LeaseExpiresAt, s.joined.RenewAt = b.LeaseExpiresAt, b.RenewAt
+	if b.LeaseToken != "" {
+		s.joined.LeaseToken = b.LeaseToken
+	}
 }
 
 // Wake asks the heartbeat loop to heartbeat now instead of at its next tick.
@@ -397,10 +435,22 @@ func (s *Session) Leave(ctx context.Context) (removed bool, err error) {
 // SetTyping sets or clears the typing signal under the current generation.
 // On ErrStaleGeneration the heartbeat loop is woken to rejoin; typing is
 // best effort and never replayed.
+//
+// It carries the session's lease token, so that the server can fence the
+// signal without reading the session; it then renews the lease, and the
+// next heartbeat moves back accordingly.
 func (s *Session) SetTyping(ctx context.Context, typing bool) error {
-	err := s.c.SetTyping(ctx, s.roomID, s.opts.SessionID, s.Generation(), typing)
+	j := s.Joined()
+	beat, err := s.c.typing(ctx, s.roomID, s.opts.SessionID, j.Generation, typing, j.LeaseToken)
 	if errors.Is(err, ErrStaleGeneration) {
 		s.Wake()
+	}
+	if err == nil && !beat.LeaseExpiresAt.IsZero() {
+		s.mu.Lock()
+		if s.joined.Generation == j.Generation && beat.LeaseExpiresAt.After(s.joined.LeaseExpiresAt) {
+			s.renewed(beat)
+		}
+		s.mu.Unlock()
 	}
 	return err
 }

@@ -35,6 +35,15 @@ func main() {
 	sweeping := flag.Bool("sweep", true, "run the sweeper in this process, as Cloud Scheduler would run Sweep")
 	flag.Parse()
 
+	// Locally, renewals are fenced by lease tokens as a deployment with a
+	// key fences them, so that the demo and every test against this server
+	// exercise that path. The key is no secret: it signs tokens for the
+	// emulators only, and every dev process shares it, as a deployment's
+	// instances share theirs. Set in the environment, where the functions
+	// (function.go) read their configuration.
+	if os.Getenv(config.EnvLeaseTokenKey) == "" {
+		os.Setenv(config.EnvLeaseTokenKey, devLeaseTokenKey)
+	}
 	// Fail at start-up, not on the first request, when a setting is wrong.
 	cfg, err := config.FromEnv(os.Getenv)
 	if err != nil {
@@ -132,3 +141,7 @@ func envOr(name, fallback string) string {
 	}
 	return fallback
 }
+
+// devLeaseTokenKey signs lease tokens when ROOMLEASE_LEASE_TOKEN_KEY is
+// not set: local runs only.
+const devLeaseTokenKey = "roomlease-dev: lease tokens for the emulators only"

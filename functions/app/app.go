@@ -18,6 +18,7 @@ import (
 	"github.com/roomlease/roomlease/functions/config"
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/httpapi"
+	"github.com/roomlease/roomlease/functions/leasetoken"
 	"github.com/roomlease/roomlease/functions/ratelimit"
 	"github.com/roomlease/roomlease/functions/sweep"
 )
@@ -54,6 +55,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		return nil, err
 	}
 	store := firestoredb.New(client, cfg.Presence, time.Now)
+	if len(cfg.LeaseTokenKey) > 0 {
+		signer, err := leasetoken.NewSigner(cfg.LeaseTokenKey)
+		if err != nil {
+			client.Close()
+			return nil, err
+		}
+		store.UseLeaseTokens(signer)
+	}
 	apiOpts := httpapi.Options{
 		Store: store, Tokens: verifier, Settings: cfg.Presence,
 		ProjectID: cfg.ProjectID, Database: cfg.DatabaseID,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/roomlease/roomlease/functions/auth"
 	"github.com/roomlease/roomlease/functions/httpapi"
+	"github.com/roomlease/roomlease/functions/leasetoken"
 	"github.com/roomlease/roomlease/functions/logging"
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/functions/ratelimit"
@@ -48,6 +49,10 @@ type Config struct {
 	// AllowClientNames lets a client's displayName win over its ID token's
 	// name (ROOMLEASE_CLIENT_NAMES=allow; default identity).
 	AllowClientNames bool
+	// LeaseTokenKey signs lease tokens (ROOMLEASE_LEASE_TOKEN_KEY, at
+	// least 32 bytes, a secret the deployment provisions). Empty: no token
+	// is issued and every heartbeat reads its session, as before.
+	LeaseTokenKey []byte
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -98,6 +103,10 @@ const (
 	EnvMaxRoomsPerUser    = "ROOMLEASE_MAX_ROOMS_PER_USER"
 	// EnvMaxStateBytes bounds a participant's state as JSON.
 	EnvMaxStateBytes = "ROOMLEASE_MAX_STATE_BYTES"
+
+	// EnvLeaseTokenKey is the key lease tokens are signed with; see
+	// functions/leasetoken.
+	EnvLeaseTokenKey = "ROOMLEASE_LEASE_TOKEN_KEY"
 )
 
 // FromEnv reads the settings through getenv (os.Getenv in production) and
@@ -128,6 +137,15 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return
 		}
 		*dst = d
+	}
+	if v := getenv(EnvLeaseTokenKey); v != "" {
+		// A key too short to sign with is a mistake to report at start-up;
+		// no key at all is a deployment that reads on every heartbeat.
+		if len(v) < leasetoken.MinKeyBytes {
+			errs = append(errs, fmt.Errorf("%s is %d bytes; a lease token key must be at least %d (for example: openssl rand -base64 48)",
+				EnvLeaseTokenKey, len(v), leasetoken.MinKeyBytes))
+		}
+		c.LeaseTokenKey = []byte(v)
 	}
 	duration(EnvHeartbeat, &c.Presence.Heartbeat)
 	duration(EnvLease, &c.Presence.Lease)
@@ -197,6 +215,14 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s=%q is not a number such as 0.5", EnvRenewWhenLeft, v))
 		}
 		c.Presence.RenewWhenLeft = f
+	} else if c.Presence.Lease > 0 {
+		// Unset: renew when one heartbeat interval of the lease is left
+		// (1/3 at 5 s / 15 s), which clients are told as renewAt. So a
+		// client renews every lease − interval, one request and one write
+		// each, with an interval left for retries; and the default stays
+		// valid for every lease of at least two intervals, which 1/3
+		// would not be (5 s / 10 s).
+		c.Presence.RenewWhenLeft = float64(c.Presence.Heartbeat) / float64(c.Presence.Lease)
 	}
 	whole(EnvSweepBatch, &c.Sweep.BatchSize)
 	whole(EnvRevisionShards, &c.Presence.RevisionShards)

@@ -18,7 +18,8 @@ func TestFromEnv(t *testing.T) {
 		}
 		if c.ProjectID != "p" || c.DatabaseID != "(default)" || c.Presence.Lease != 15*time.Second ||
 			c.Presence.Heartbeat != 5*time.Second || c.Presence.EmptyRoomGrace != 30*time.Second ||
-			c.Presence.RenewWhenLeft != 0.5 || c.Presence.MaxSessionsPerUser != 10 || c.Presence.MaxRoomsPerUser != 20 {
+			c.Presence.RenewWithin() != 5*time.Second ||
+			c.Presence.MaxSessionsPerUser != 10 || c.Presence.MaxRoomsPerUser != 20 || c.LeaseTokenKey != nil {
 			t.Fatalf("defaults: %+v", c)
 		}
 	})
@@ -44,12 +45,33 @@ func TestFromEnv(t *testing.T) {
 			}
 		}
 	})
+	t.Run("RenewWhenLeftFollowsTheLeaseUnlessSet", func(t *testing.T) {
+		c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvLease: "10s"}))
+		if err != nil || c.Presence.RenewWithin() != 5*time.Second {
+			t.Fatalf("5 s / 10 s: renew within %v, %v; want one interval", c.Presence.RenewWithin(), err)
+		}
+		c, err = config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "0.5"}))
+		if err != nil || c.Presence.RenewWithin() != 7500*time.Millisecond {
+			t.Fatalf("share 0.5 of 15 s: renew within %v, %v", c.Presence.RenewWithin(), err)
+		}
+	})
+	t.Run("LeaseTokenKey", func(t *testing.T) {
+		key := strings.Repeat("k", 32)
+		c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvLeaseTokenKey: key}))
+		if err != nil || string(c.LeaseTokenKey) != key {
+			t.Fatalf("key %q, %v", c.LeaseTokenKey, err)
+		}
+		_, err = config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvLeaseTokenKey: "short"}))
+		if err == nil || !strings.Contains(err.Error(), "at least 32") {
+			t.Fatalf("a 5-byte key: %v", err)
+		}
+	})
 	t.Run("FreshnessBounds", func(t *testing.T) {
 		c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p"}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.RevocationCheckEvery != 30*time.Second || c.Presence.PolicyCache != 10*time.Second {
+		if c.RevocationCheckEvery != 30*time.Second || c.Presence.PolicyCache != time.Minute {
 			t.Fatalf("defaults: revocation check every %v, policy cache %v", c.RevocationCheckEvery, c.Presence.PolicyCache)
 		}
 		c, err = config.FromEnv(env(map[string]string{config.EnvProjectID: "p",

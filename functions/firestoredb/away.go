@@ -11,7 +11,8 @@ import (
 
 // HeartbeatAway is a heartbeat that also says whether ref's session is away
 // (its page hidden, its app backgrounded; see presence/away.go). It returns
-// the lease's end and the session's away flag afterwards.
+// the grant: the lease's end, the session's away flag afterwards, when to
+// renew, and a token.
 //
 // A heartbeat whose flag is the stored one is an ordinary heartbeat (one
 // read, and one write when the lease is renewed), judged with the lease and
@@ -23,17 +24,25 @@ import (
 // Reading the entry serialises the change with the user's joins and
 // departures, which recount the same flag.
 //
+// A heartbeat whose token (ref.Token) says the session is in the mode asked
+// for is fenced without a read, as Renew's is; a change of mode always
+// takes the read path.
+//
 // Returns what Heartbeat returns.
-func (s *Store) HeartbeatAway(ctx context.Context, ref presence.SessionRef, away bool) (time.Time, bool, error) {
+func (s *Store) HeartbeatAway(ctx context.Context, ref presence.SessionRef, away bool) (presence.Grant, error) {
 	if err := ref.Validate(); err != nil {
-		return time.Time{}, false, err
+		return presence.Grant{}, err
 	}
 	if err := s.admit(ctx, ref.RoomID, ref.ParticipantID); err != nil {
-		return time.Time{}, false, err
+		return presence.Grant{}, err
+	}
+	if g, ok, err := s.renewFenced(ctx, ref, &away); ok || err != nil {
+		return g, err
 	}
 	sessionRef := s.session(ref.SessionKey)
-	var deadline time.Time
-	var nowAway bool
+	var sess presence.Session
+	var read time.Time
+	var resp firestore.CommitResponse
 	err := s.transact(ctx, "heartbeat", func(tx *txn, now time.Time) error {
 		snaps, err := tx.getAll(sessionRef)
 		if err != nil {
@@ -44,8 +53,9 @@ func (s *Store) HeartbeatAway(ctx context.Context, ref presence.SessionRef, away
 			return err
 		}
 		if stored == nil || stored.Away == away {
-			nowAway = away
-			deadline, err = s.renewIn(tx, now, ref, stored)
+			var wrote bool
+			sess, wrote, err = s.renewIn(tx, now, ref, stored)
+			read = unlessWritten(wrote, snaps[0].UpdateTime)
 			return err
 		}
 		st, err := s.readDeparture(ctx, tx, now, ref.SessionKey)
@@ -56,7 +66,7 @@ func (s *Store) HeartbeatAway(ctx context.Context, ref presence.SessionRef, away
 		if err != nil {
 			return err
 		}
-		deadline, nowAway = plan.Session.LeaseExpiresAt, plan.Session.Away
+		sess, read = plan.Session, time.Time{}
 		if plan.WriteParticipant {
 			if err := tx.set(s.participant(ref.RoomID, ref.ParticipantID), participantToRecord(plan.Participant)); err != nil {
 				return err
@@ -65,11 +75,12 @@ func (s *Store) HeartbeatAway(ctx context.Context, ref presence.SessionRef, away
 				return err
 			}
 		}
-		return tx.update(sessionRef, []firestore.Update{
-			{Path: FieldLeaseExpiresAt, Value: plan.Session.LeaseExpiresAt},
-			{Path: FieldExpireAt, Value: plan.Session.ExpireAt},
-			{Path: FieldAway, Value: plan.Session.Away},
-		})
-	})
-	return deadline, nowAway, err
+		// The session last: its update time makes the token (writtenAt).
+		return tx.update(sessionRef, append(renewalUpdates(plan.Session),
+			firestore.Update{Path: FieldAway, Value: plan.Session.Away}))
+	}, firestore.WithCommitResponseTo(&resp))
+	if err != nil {
+		return presence.Grant{}, err
+	}
+	return s.grant(sess, orWritten(read, &resp)), nil
 }

@@ -22,11 +22,11 @@ func TestAway_TheRosterShowsAwayWhenEverySessionIs(t *testing.T) {
 	away := func(j presence.JoinResult, a bool) (time.Time, []string) {
 		t.Helper()
 		before := emulatortest.Snapshot(t, f.client)
-		end, got, err := f.store.HeartbeatAway(f.ctx, ref("aw", "alice", j.Session.ID, j.Session.Generation), a)
-		if err != nil || got != a {
-			t.Fatalf("heartbeat away=%v: %v, %v", a, got, err)
+		g, err := f.store.HeartbeatAway(f.ctx, ref("aw", "alice", j.Session.ID, j.Session.Generation), a)
+		if err != nil || g.Away != a {
+			t.Fatalf("heartbeat away=%v: %v, %v", a, g.Away, err)
 		}
-		return end, emulatortest.Changed(before, emulatortest.Snapshot(t, f.client))
+		return g.LeaseExpiresAt, emulatortest.Changed(before, emulatortest.Snapshot(t, f.client))
 	}
 	shownAway := func() bool {
 		t.Helper()

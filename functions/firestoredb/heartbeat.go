@@ -10,25 +10,39 @@ import (
 )
 
 // Heartbeat renews the lease of ref's session when it is due and returns
-// the lease's deadline.
+// the lease's deadline: Renew, for callers that need no more.
+func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Time, error) {
+	g, err := s.Renew(ctx, ref)
+	return g.LeaseExpiresAt, err
+}
+
+// Renew renews the lease of ref's session when it is due and returns the
+// grant: the lease's deadline, when to come back, and a token for the next
+// renewal.
 //
-// It reads the session document only, and writes at most that: never the
-// room, never a roster entry, so a heartbeat wakes no listener. One that
-// finds more than RenewWhenLeft of the lease left (presence.Settings.Renew)
-// writes nothing and answers the current deadline: one read, no write. One
-// that renews costs one read and one write. Because the read and the write
-// are one transaction, a sweeper expiring the same session either commits
-// first (and we answer EStaleGeneration) or waits for our renewal and then
-// finds the lease live; a skipping heartbeat found the lease far from its
-// end, so no sweeper can be expiring it.
+// With a valid token (ref.Token) and a renewal due, it writes the session
+// on the condition that it is unchanged since the token was issued, and
+// reads nothing: one write (see fenced.go). Otherwise, or when that
+// condition fails, it takes the read path below.
 //
-// The read is never skipped, although a per-instance cache of the last
-// renewal would make most heartbeats free: Cloud Functions spreads one
-// client's requests over many instances, and a join or leave on another
-// instance changes the generation behind a cache's back. A cache would keep
-// answering 200 to the superseded generation until its cached lease end,
-// up to a whole lease, instead of refusing it at once, as the fencing
-// principle requires (docs/operations.md, "What a participant-hour costs").
+// The read path reads the session document only, and writes at most that:
+// never the room, never a roster entry, so a heartbeat wakes no listener.
+// One that finds more than RenewWhenLeft of the lease left
+// (presence.Settings.Renew) writes nothing and answers the current
+// deadline: one read, no write. One that renews costs one read and one
+// write. Because the read and the write are one transaction, a sweeper
+// expiring the same session either commits first (and we answer
+// EStaleGeneration) or waits for our renewal and then finds the lease live;
+// a skipping heartbeat found the lease far from its end, so no sweeper can
+// be expiring it.
+//
+// Neither path trusts a per-instance cache of the last renewal: Cloud
+// Functions spreads one client's requests over many instances, and a join
+// or leave on another instance changes the generation behind a cache's
+// back. A cache would keep answering 200 to the superseded generation until
+// its cached lease end, up to a whole lease, instead of refusing it at
+// once, as the fencing principle requires. The token is no such cache: it
+// is checked by the write's condition against the document itself.
 //
 // First, the room's policy must still admit the user (see admit: one read
 // per room, instance and Settings.PolicyCache, not one per heartbeat). A
@@ -41,14 +55,19 @@ import (
 // Returns EInvalid for a malformed reference, EForbidden if the room's
 // policy no longer admits the user, EStaleGeneration if the session is
 // gone, has another generation or its lease has ended.
-func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Time, error) {
+func (s *Store) Renew(ctx context.Context, ref presence.SessionRef) (presence.Grant, error) {
 	if err := ref.Validate(); err != nil {
-		return time.Time{}, err
+		return presence.Grant{}, err
 	}
 	if err := s.admit(ctx, ref.RoomID, ref.ParticipantID); err != nil {
-		return time.Time{}, err
+		return presence.Grant{}, err
 	}
-	var deadline time.Time
+	if g, ok, err := s.renewFenced(ctx, ref, nil); ok || err != nil {
+		return g, err
+	}
+	var sess presence.Session
+	var read time.Time
+	var resp firestore.CommitResponse
 	err := s.transact(ctx, "heartbeat", func(tx *txn, now time.Time) error {
 		snaps, err := tx.getAll(s.session(ref.SessionKey))
 		if err != nil {
@@ -58,42 +77,63 @@ func (s *Store) Heartbeat(ctx context.Context, ref presence.SessionRef) (time.Ti
 		if err != nil {
 			return err
 		}
-		deadline, err = s.renewIn(tx, now, ref, stored)
+		var wrote bool
+		sess, wrote, err = s.renewIn(tx, now, ref, stored)
+		read = unlessWritten(wrote, snaps[0].UpdateTime)
 		return err
-	})
-	return deadline, err
+	}, firestore.WithCommitResponseTo(&resp))
+	if err != nil {
+		return presence.Grant{}, err
+	}
+	return s.grant(sess, orWritten(read, &resp)), nil
+}
+
+// unlessWritten is the update time a transaction read, when it did not
+// write the document after all; zero when it did (see orWritten).
+func unlessWritten(wrote bool, read time.Time) time.Time {
+	if wrote {
+		return time.Time{}
+	}
+	return read
+}
+
+// orWritten is the session's update time after a committed transaction:
+// as read when it was not written (read is not zero), or as written.
+func orWritten(read time.Time, resp *firestore.CommitResponse) time.Time {
+	if !read.IsZero() {
+		return read
+	}
+	return writtenAt(resp)
 }
 
 // renewIn decides, in tx, a heartbeat of ref at now against its session as
 // read there (stored), stages the renewal when one is due, and returns the
-// lease's end.
-func (s *Store) renewIn(tx *txn, now time.Time, ref presence.SessionRef, stored *presence.Session) (time.Time, error) {
+// session as it stands after the heartbeat and whether it was written. The
+// session's write is the last it stages (see writtenAt).
+func (s *Store) renewIn(tx *txn, now time.Time, ref presence.SessionRef, stored *presence.Session) (presence.Session, bool, error) {
 	renewed, write, err := s.settings.Renew(now, stored, ref)
 	if err != nil {
-		return time.Time{}, err
+		return presence.Session{}, false, err
 	}
 	if !write {
 		// Committing a transaction that staged nothing writes nothing;
 		// the read is all this heartbeat is billed.
-		return renewed.LeaseExpiresAt, nil
+		return renewed, false, nil
 	}
-	updates := []firestore.Update{
-		{Path: FieldLeaseExpiresAt, Value: renewed.LeaseExpiresAt},
-		{Path: FieldExpireAt, Value: renewed.ExpireAt},
-	}
+	updates := renewalUpdates(renewed)
 	// Once a day at most: keep the room's and roster entry's TTL backstop
 	// ahead of a long-lived room (see presence/ttl.go). The reads come
 	// before any write, as transactions require.
 	if s.settings.RefreshDue(now, renewed) {
 		more, err := s.refreshExpiry(tx, now, ref, &renewed)
 		if err != nil {
-			return time.Time{}, err
+			return presence.Session{}, false, err
 		}
 		updates = append(updates, more...)
 	}
 	// Update, not Set: only the lease fields change, and the update fails
 	// rather than recreating the document if it vanished.
-	return renewed.LeaseExpiresAt, tx.update(s.session(ref.SessionKey), updates)
+	return renewed, true, tx.update(s.session(ref.SessionKey), updates)
 }
 
 // refreshExpiry pushes the room's and roster entry's expireAt forward when

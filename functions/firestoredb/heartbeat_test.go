@@ -90,7 +90,7 @@ func TestHeartbeat_RefreshesRoomAndEntryExpiryOncePerDay(t *testing.T) {
 	f := MustOpenStore(t)
 	settings := presence.DefaultSettings()
 	settings.RecordHorizon = 48 * time.Hour
-	settings.Heartbeat, settings.Lease = 30*time.Minute, time.Hour
+	settings.Heartbeat, settings.Lease, settings.RenewWhenLeft = 30*time.Minute, time.Hour, 0.5
 	store := firestoredb.New(f.client, settings, f.clock.Now)
 	join := func(session string) presence.Session {
 		res, err := store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "long", ParticipantID: "alice", SessionID: session}})

@@ -9,6 +9,7 @@ import (
 	"cloud.google.com/go/firestore"
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/leasetoken"
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/internal/emulatortest"
 	"github.com/roomlease/roomlease/internal/testclock"
@@ -38,8 +39,8 @@ func MustOpenStore(tb testing.TB) *fixture {
 	tb.Cleanup(func() { otherClient.Close() })
 	clock := testclock.New(testclock.Start)
 	return &fixture{
-		store:   firestoredb.New(client, presence.DefaultSettings(), clock.Now),
-		other:   firestoredb.New(otherClient, presence.DefaultSettings(), clock.Now),
+		store:   withTokens(firestoredb.New(client, presence.DefaultSettings(), clock.Now)),
+		other:   withTokens(firestoredb.New(otherClient, presence.DefaultSettings(), clock.Now)),
 		clock:   clock,
 		client:  client,
 		project: project,
@@ -106,8 +107,35 @@ func (f *fixture) instance(tb testing.TB, now func() time.Time) *firestoredb.Sto
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { client.Close() })
-	return firestoredb.New(client, presence.DefaultSettings(), now)
+	return withTokens(firestoredb.New(client, presence.DefaultSettings(), now))
+}
+
+// testTokenKey is the lease token key every test store shares, as every
+// instance of a deployment does.
+var testTokenKey = []byte("a lease token key for tests only, 32+ bytes")
+
+// withTokens makes s issue and honour lease tokens signed with
+// testTokenKey.
+func withTokens(s *firestoredb.Store) *firestoredb.Store {
+	signer, err := leasetoken.NewSigner(testTokenKey)
+	if err != nil {
+		panic(err)
+	}
+	s.UseLeaseTokens(signer)
+	return s
+}
+
+// withToken returns r carrying token.
+func withToken(r presence.SessionRef, token string) presence.SessionRef {
+	r.Token = token
+	return r
 }
 
 // fixedClock returns a clock that always reads t.
 func fixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }
+
+// errOf is the error of a call that also returns a value the test ignores.
+func errOf[T any](_ T, err error) error { return err }
+
+// setClock moves the fixture's clock to t.
+func (f *fixture) setClock(t time.Time) { f.clock.Advance(t.Sub(f.clock.Now())) }

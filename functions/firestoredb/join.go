@@ -49,18 +49,19 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	}
 	var res presence.JoinResult
 	for step := 0; ; step++ {
-		plan, roomVersion, err := s.joinOnce(ctx, req)
+		plan, version, err := s.joinOnce(ctx, req)
 		if err != nil {
 			return res, err
 		}
 		if plan.RoomStep == presence.NoRoomStep {
 			res.Session = plan.Session
+			res.Grant = s.grant(plan.Session, version) // the session's, as written
 			break
 		}
 		if step == maxRoomSteps {
 			return res, presence.Errorf(presence.EUnavailable, "the room kept changing while joining; retry")
 		}
-		if err := s.stepRoom(ctx, plan, roomVersion); err != nil {
+		if err := s.stepRoom(ctx, plan, version); err != nil {
 			return res, err
 		}
 	}
@@ -72,14 +73,16 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	return res, nil
 }
 
-// joinOnce is step 1: it returns the plan it applied, or, when the room
-// needs a lifecycle step first, that step and the room's update time as read
-// (zero for a missing room).
+// joinOnce is step 1: it returns the plan it applied and the session's
+// update time as written (for its lease token), or, when the room needs a
+// lifecycle step first, that step and the room's update time as read (zero
+// for a missing room).
 func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presence.JoinPlan, time.Time, error) {
 	roomRef := s.room(req.RoomID)
 	participantRef := s.participant(req.RoomID, req.ParticipantID)
 	var plan presence.JoinPlan
 	var roomVersion time.Time
+	var resp firestore.CommitResponse
 	err := s.transact(ctx, "join", func(tx *txn, now time.Time) error {
 		s.pause(hookBeforeJoinReads)
 		// Everything the decision depends on. The reads lock these documents
@@ -141,8 +144,12 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 				return err
 			}
 		}
+		// The session last: its update time makes the token (writtenAt).
 		return tx.set(s.session(req.SessionKey), sessionToRecord(plan.Session))
-	})
+	}, firestore.WithCommitResponseTo(&resp))
+	if err == nil && plan.RoomStep == presence.NoRoomStep {
+		roomVersion = writtenAt(&resp)
+	}
 	return plan, roomVersion, err
 }
 

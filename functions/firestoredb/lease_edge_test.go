@@ -55,50 +55,73 @@ func TestLeaseEdge_RenewalAgainstASiblingsDeparture(t *testing.T) {
 			return err
 		}},
 	}
+	// Each case runs with the renewal on the read path (no token) and
+	// fenced by its lease token (docs/races.md, "Renewals fenced without a
+	// read"): the token path writes s2 on the condition that it is
+	// unchanged, and the departure's read of s2 inside its transaction
+	// serialises with that write as with the read path's transaction.
+	s2ref := func(s2 presence.JoinResult, token bool) presence.SessionRef {
+		r := ref("edge", "alice", "s2", s2.Session.Generation)
+		if token {
+			r.Token = s2.Grant.Token
+		}
+		return r
+	}
 	for _, d := range departures {
-		t.Run(d.name+"/RenewalCommitsMidDeparture", func(t *testing.T) {
-			f, s1, s2, edge := leaseEdgeFixture(t)
-			heartbeats := f.instance(t, fixedClock(edge.Add(-time.Millisecond)))
-			var hbErr error
-			var ran atomic.Bool
-			f.store.SetAfterSiblingListing(func() {
-				if ran.CompareAndSwap(false, true) {
-					_, hbErr = heartbeats.Heartbeat(f.ctx, ref("edge", "alice", "s2", s2.Session.Generation))
+		for _, token := range []bool{false, true} {
+			name := d.name
+			if token {
+				name += "/Fenced"
+			}
+			t.Run(name+"/RenewalCommitsMidDeparture", func(t *testing.T) {
+				f, s1, s2, edge := leaseEdgeFixture(t)
+				heartbeats := f.instance(t, fixedClock(edge.Add(-time.Millisecond)))
+				var hbErr error
+				var ran atomic.Bool
+				f.store.SetAfterSiblingListing(func() {
+					if ran.CompareAndSwap(false, true) {
+						before := heartbeats.Ops()
+						_, hbErr = heartbeats.Heartbeat(f.ctx, s2ref(s2, token))
+						// Fenced: the policy (first on this instance) and no session read.
+						if cost := heartbeats.Ops().Sub(before); token && hbErr == nil && cost.Reads != 1 {
+							t.Errorf("the fenced renewal read %d documents: it took the read path", cost.Reads)
+						}
+					}
+				})
+				f.clock.Advance(edge.Add(time.Millisecond).Sub(f.clock.Now()))
+				if err := d.depart(f, f.store, s1); err != nil {
+					t.Fatal(err)
 				}
+				if !ran.Load() {
+					t.Fatal("the departure never listed Alice's sessions: the interleaving was not forced")
+				}
+				if hbErr != nil {
+					t.Fatalf("s2's heartbeat, committed before the departure decided: %v", hbErr)
+				}
+				// A renewal that answered 200 is not undone afterwards.
+				snap, err := f.client.Doc("rooms/edge/participants/alice/sessions/s2").Get(f.ctx)
+				if err != nil {
+					t.Fatalf("s2, renewed before the departure decided, is gone: %v", err)
+				}
+				if end, _ := snap.Data()[firestoredb.FieldLeaseExpiresAt].(time.Time); !end.After(f.clock.Now()) {
+					t.Fatalf("s2's renewed lease ends at %v, before %v", end, f.clock.Now())
+				}
+				checkRosterMatchesLeases(t, f, f.clock.Now())
 			})
-			f.clock.Advance(edge.Add(time.Millisecond).Sub(f.clock.Now()))
-			if err := d.depart(f, f.store, s1); err != nil {
-				t.Fatal(err)
-			}
-			if !ran.Load() {
-				t.Fatal("the departure never listed Alice's sessions: the interleaving was not forced")
-			}
-			if hbErr != nil {
-				t.Fatalf("s2's heartbeat, committed before the departure decided: %v", hbErr)
-			}
-			// A renewal that answered 200 is not undone afterwards.
-			snap, err := f.client.Doc("rooms/edge/participants/alice/sessions/s2").Get(f.ctx)
-			if err != nil {
-				t.Fatalf("s2, renewed before the departure decided, is gone: %v", err)
-			}
-			if end, _ := snap.Data()[firestoredb.FieldLeaseExpiresAt].(time.Time); !end.After(f.clock.Now()) {
-				t.Fatalf("s2's renewed lease ends at %v, before %v", end, f.clock.Now())
-			}
-			checkRosterMatchesLeases(t, f, f.clock.Now())
-		})
-		t.Run(d.name+"/RenewalAfterTheCommit", func(t *testing.T) {
-			f, s1, s2, edge := leaseEdgeFixture(t)
-			heartbeats := f.instance(t, fixedClock(edge.Add(-time.Millisecond)))
-			f.clock.Advance(edge.Add(time.Millisecond).Sub(f.clock.Now()))
-			if err := d.depart(f, f.store, s1); err != nil {
-				t.Fatal(err)
-			}
-			_, err := heartbeats.Heartbeat(f.ctx, ref("edge", "alice", "s2", s2.Session.Generation))
-			if err != nil && presence.ErrorCode(err) != presence.EStaleGeneration {
-				t.Fatalf("s2's heartbeat: %v", err)
-			}
-			checkRosterMatchesLeases(t, f, f.clock.Now())
-		})
+			t.Run(name+"/RenewalAfterTheCommit", func(t *testing.T) {
+				f, s1, s2, edge := leaseEdgeFixture(t)
+				heartbeats := f.instance(t, fixedClock(edge.Add(-time.Millisecond)))
+				f.clock.Advance(edge.Add(time.Millisecond).Sub(f.clock.Now()))
+				if err := d.depart(f, f.store, s1); err != nil {
+					t.Fatal(err)
+				}
+				_, err := heartbeats.Heartbeat(f.ctx, s2ref(s2, token))
+				if err != nil && presence.ErrorCode(err) != presence.EStaleGeneration {
+					t.Fatalf("s2's heartbeat: %v", err)
+				}
+				checkRosterMatchesLeases(t, f, f.clock.Now())
+			})
+		}
 	}
 }
 

@@ -92,7 +92,7 @@ func (m *model) join(i int, k clientKey) {
 		m.logf("#%d join %s → gen %d lease %s, %v", i, k, res.Session.Generation, stamp(res.Session.LeaseExpiresAt), err)
 		switch {
 		case err == nil:
-			*m.tab(k) = client{gen: res.Session.Generation, leaseEnd: res.Session.LeaseExpiresAt, live: true}
+			*m.tab(k) = client{gen: res.Session.Generation, leaseEnd: res.Session.LeaseExpiresAt, live: true, token: res.Grant.Token, older: m.tab(k).token}
 		case refusal(err, presence.EForbidden, presence.ETooManySessions, presence.ETooManyRooms, presence.ERoomFull):
 		default:
 			m.violate("join %s on #%d: %v", k, i, err)
@@ -111,20 +111,44 @@ func (m *model) heartbeat(i int, k clientKey, stale bool) {
 	if gen < 1 {
 		gen, stale = 1, true // a tab that never joined: any generation is stale
 	}
+	r, which := m.withSomeToken(m.ref(k, gen), c)
 	m.run(i, k, func(s *firestoredb.Store) {
-		end, err := s.Heartbeat(m.ctx, m.ref(k, gen))
-		m.logf("#%d heartbeat %s gen %d → lease %s, %v", i, k, gen, stamp(end), err)
-		m.answered(i, k, c, stale, err, func() { c.leaseEnd = end })
+		g, err := s.Renew(m.ctx, r)
+		m.logf("#%d heartbeat %s gen %d (%s token) → lease %s, %v", i, k, gen, which, stamp(g.LeaseExpiresAt), err)
+		m.answered(i, k, c, stale, err, func() { c.granted(g) })
 	})
+}
+
+// withSomeToken returns r with the tab's last token (most often), the one
+// before it (a replay), or none, and says which.
+func (m *model) withSomeToken(r presence.SessionRef, c *client) (presence.SessionRef, string) {
+	switch n := m.rng.IntN(10); {
+	case n < 6:
+		r.Token = c.token
+		return r, "last"
+	case n < 8:
+		r.Token = c.older
+		return r, "older"
+	}
+	return r, "no"
+}
+
+// granted records a successful answer's lease and token.
+func (c *client) granted(g presence.Grant) {
+	c.leaseEnd = g.LeaseExpiresAt
+	if g.Token != c.token {
+		c.token, c.older = g.Token, c.token
+	}
 }
 
 func (m *model) typing(i int, k clientKey) {
 	c := m.tab(k)
 	gen := max(c.gen, 1)
+	r, which := m.withSomeToken(m.ref(k, gen), c)
 	m.run(i, k, func(s *firestoredb.Store) {
-		err := s.SetTyping(m.ctx, m.ref(k, gen), m.rng.IntN(2) == 0)
-		m.logf("#%d typing %s gen %d → %v", i, k, gen, err)
-		m.answered(i, k, c, c.gen == 0, err, func() {})
+		g, err := s.SetTyping(m.ctx, r, m.rng.IntN(2) == 0)
+		m.logf("#%d typing %s gen %d (%s token) → lease %s, %v", i, k, gen, which, stamp(g.LeaseExpiresAt), err)
+		m.answered(i, k, c, c.gen == 0, err, func() { c.granted(g) })
 	})
 }
 

@@ -127,6 +127,11 @@ type client struct {
 	gen      int64
 	leaseEnd time.Time
 	live     bool
+	// token and older are the last lease token answered and the one
+	// before it: heartbeats and typing send one of them, or none, so that
+	// renewals are fenced by the token's condition or by a read, and
+	// replayed tokens come too.
+	token, older string
 }
 
 type model struct {
@@ -187,7 +192,7 @@ func newModel(t *testing.T, seed uint64) *model {
 		}
 		m.closers = append(m.closers, c.Close)
 		now := func() time.Time { m.mu.Lock(); defer m.mu.Unlock(); return m.clock.Now().Add(m.skews[i]) }
-		m.stores[i] = firestoredb.New(c, presence.DefaultSettings(), now)
+		m.stores[i] = withTokens(firestoredb.New(c, presence.DefaultSettings(), now))
 		sw, err := sweep.New(m.stores[i], sweep.Config{RunBudget: time.Millisecond}, now,
 			func(ctx context.Context, d time.Duration) error { m.clock.Advance(d); return ctx.Err() },
 			logging.New(discard{}, slog.LevelError))

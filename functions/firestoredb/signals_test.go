@@ -18,7 +18,7 @@ func TestTyping(t *testing.T) {
 	typingDoc := f.client.Doc("rooms/ty/typing/alice")
 
 	t.Run("CurrentSessionSignals", func(t *testing.T) {
-		if err := f.store.SetTyping(f.ctx, ref("ty", "alice", "tab", cur.Session.Generation), true); err != nil {
+		if err := errOf(f.store.SetTyping(f.ctx, ref("ty", "alice", "tab", cur.Session.Generation), true)); err != nil {
 			t.Fatal(err)
 		}
 		snap, err := typingDoc.Get(f.ctx)
@@ -32,14 +32,14 @@ func TestTyping(t *testing.T) {
 	})
 	t.Run("ErrStaleGenerationWritesNothing", func(t *testing.T) {
 		before := emulatortest.Snapshot(t, f.client)
-		err := f.store.SetTyping(f.ctx, ref("ty", "alice", "tab", old.Session.Generation), false)
+		err := errOf(f.store.SetTyping(f.ctx, ref("ty", "alice", "tab", old.Session.Generation), false))
 		wantCode(t, err, presence.EStaleGeneration)
 		if changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
 			t.Fatalf("refused typing wrote %v", changed)
 		}
 	})
 	t.Run("FalseClearsTheSignal", func(t *testing.T) {
-		if err := f.store.SetTyping(f.ctx, ref("ty", "alice", "tab", cur.Session.Generation), false); err != nil {
+		if err := errOf(f.store.SetTyping(f.ctx, ref("ty", "alice", "tab", cur.Session.Generation), false)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := typingDoc.Get(f.ctx); status.Code(err) != codes.NotFound {
@@ -48,7 +48,7 @@ func TestTyping(t *testing.T) {
 	})
 	t.Run("ErrLeaseEnded", func(t *testing.T) {
 		f.clock.Advance(presence.DefaultSettings().Lease)
-		err := f.store.SetTyping(f.ctx, ref("ty", "alice", "tab", cur.Session.Generation), true)
+		err := errOf(f.store.SetTyping(f.ctx, ref("ty", "alice", "tab", cur.Session.Generation), true))
 		wantCode(t, err, presence.EStaleGeneration)
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/roomlease/roomlease/functions/leasetoken"
 	"github.com/roomlease/roomlease/functions/memo"
 	"github.com/roomlease/roomlease/functions/presence"
 )
@@ -28,6 +29,8 @@ type Store struct {
 	// policies remembers room policies for heartbeats, typing and
 	// receipts (see admit).
 	policies *memo.Cache[cachedPolicy]
+	// tokens signs and checks lease tokens (fenced.go); nil: none issued.
+	tokens *leasetoken.Signer
 	// hooks are seams for race tests only (set through export_test.go,
 	// before the store is used).
 	hooks map[hookPoint]func()

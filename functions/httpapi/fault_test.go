@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/presence"
@@ -30,8 +29,8 @@ func (b brokenPresence) fail() error {
 func (b brokenPresence) Join(context.Context, presence.JoinRequest) (presence.JoinResult, error) {
 	return presence.JoinResult{}, b.fail()
 }
-func (b brokenPresence) Heartbeat(context.Context, presence.SessionRef) (time.Time, error) {
-	return time.Time{}, b.fail()
+func (b brokenPresence) Renew(context.Context, presence.SessionRef) (presence.Grant, error) {
+	return presence.Grant{}, b.fail()
 }
 func (b brokenPresence) Leave(context.Context, presence.SessionRef) (presence.LeaveResult, error) {
 	return presence.LeaveResult{}, b.fail()
@@ -40,10 +39,12 @@ func (b brokenPresence) Roster(context.Context, presence.RosterRequest) (presenc
 	return presence.Roster{}, b.fail()
 }
 
-func (b brokenPresence) HeartbeatAway(context.Context, presence.SessionRef, bool) (time.Time, bool, error) {
-	return time.Time{}, false, b.fail()
+func (b brokenPresence) HeartbeatAway(context.Context, presence.SessionRef, bool) (presence.Grant, error) {
+	return presence.Grant{}, b.fail()
 }
-func (b brokenPresence) SetTyping(context.Context, presence.SessionRef, bool) error { return b.fail() }
+func (b brokenPresence) SetTyping(context.Context, presence.SessionRef, bool) (presence.Grant, error) {
+	return presence.Grant{}, b.fail()
+}
 func (b brokenPresence) SetState(context.Context, presence.StateRequest) (presence.StateResult, error) {
 	return presence.StateResult{}, b.fail()
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/roomlease/roomlease/functions/presence"
@@ -118,11 +117,11 @@ func (acceptAll) Join(_ context.Context, r presence.JoinRequest) (presence.JoinR
 	}
 	return presence.JoinResult{Session: presence.Session{ID: r.SessionID, Generation: 1}}, nil
 }
-func (acceptAll) Heartbeat(_ context.Context, r presence.SessionRef) (time.Time, error) {
-	return time.Time{}, r.Validate()
+func (acceptAll) Renew(_ context.Context, r presence.SessionRef) (presence.Grant, error) {
+	return presence.Grant{}, r.Validate()
 }
-func (acceptAll) HeartbeatAway(_ context.Context, r presence.SessionRef, away bool) (time.Time, bool, error) {
-	return time.Time{}, away, r.Validate()
+func (acceptAll) HeartbeatAway(_ context.Context, r presence.SessionRef, away bool) (presence.Grant, error) {
+	return presence.Grant{Away: away}, r.Validate()
 }
 func (acceptAll) Leave(_ context.Context, r presence.SessionRef) (presence.LeaveResult, error) {
 	return presence.LeaveResult{}, r.Validate()
@@ -131,8 +130,8 @@ func (acceptAll) Roster(_ context.Context, r presence.RosterRequest) (presence.R
 	return presence.Roster{}, r.Validate()
 }
 
-func (acceptAll) SetTyping(_ context.Context, r presence.SessionRef, _ bool) error {
-	return r.Validate()
+func (acceptAll) SetTyping(_ context.Context, r presence.SessionRef, _ bool) (presence.Grant, error) {
+	return presence.Grant{}, r.Validate()
 }
 func (acceptAll) SetState(_ context.Context, r presence.StateRequest) (presence.StateResult, error) {
 	return presence.StateResult{State: r.State}, r.Validate()

@@ -25,6 +25,10 @@ type joinResponse struct {
 	LeaseSeconds     float64 `json:"leaseSeconds"`
 	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
 	Revision         int64   `json:"revision"`
+	// RenewAt and LeaseToken: when to send the first heartbeat, and what
+	// to send with it (see leaseAnswer).
+	RenewAt    string `json:"renewAt"`
+	LeaseToken string `json:"leaseToken,omitempty"`
 	// Database is where this room's roster lives: a client that listens
 	// elsewhere sees an empty room (see config.go).
 	Database string `json:"database"`
@@ -63,6 +67,8 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID string, wh
 		HeartbeatSeconds: h.settings.ForMode(res.Session.Away).Heartbeat.Seconds(),
 		Revision:         res.Revision,
 		Database:         h.database,
+		RenewAt:          formatTime(res.Grant.RenewAt),
+		LeaseToken:       res.Grant.Token,
 	})
 	return nil
 }
@@ -87,10 +93,24 @@ type heartbeatRequest struct {
 	SessionID  string `json:"sessionId"`
 	Generation int64  `json:"generation"`
 	Away       *bool  `json:"away"`
+	LeaseToken string `json:"leaseToken"`
+}
+
+// leaseAnswer is what every answer to a lease holder carries: the lease's
+// end, when to renew it (the client's next heartbeat), and the token to
+// send with that heartbeat (absent when the deployment has no token key).
+type leaseAnswer struct {
+	LeaseExpiresAt string `json:"leaseExpiresAt"`
+	RenewAt        string `json:"renewAt"`
+	LeaseToken     string `json:"leaseToken,omitempty"`
+}
+
+func leaseAnswerOf(g presence.Grant) leaseAnswer {
+	return leaseAnswer{LeaseExpiresAt: formatTime(g.LeaseExpiresAt), RenewAt: formatTime(g.RenewAt), LeaseToken: g.Token}
 }
 
 type heartbeatResponse struct {
-	LeaseExpiresAt string `json:"leaseExpiresAt"`
+	leaseAnswer
 	// With "away" in the request: the session's mode and the lease and
 	// interval that go with it.
 	Away             *bool   `json:"away,omitempty"`
@@ -104,21 +124,21 @@ func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID strin
 		return err
 	}
 	ref := presence.SessionRef{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: who.UID, SessionID: body.SessionID},
-		Generation: body.Generation}
+		Generation: body.Generation, Token: body.LeaseToken}
 	if body.Away == nil {
-		deadline, err := h.store.Heartbeat(r.Context(), ref)
+		g, err := h.store.Renew(r.Context(), ref)
 		if err != nil {
 			return err
 		}
-		httpjson.Write(w, http.StatusOK, heartbeatResponse{LeaseExpiresAt: formatTime(deadline)})
+		httpjson.Write(w, http.StatusOK, heartbeatResponse{leaseAnswer: leaseAnswerOf(g)})
 		return nil
 	}
-	deadline, away, err := h.store.HeartbeatAway(r.Context(), ref, *body.Away)
+	g, err := h.store.HeartbeatAway(r.Context(), ref, *body.Away)
 	if err != nil {
 		return err
 	}
-	mode := h.settings.ForMode(away)
-	httpjson.Write(w, http.StatusOK, heartbeatResponse{LeaseExpiresAt: formatTime(deadline), Away: &away,
+	mode := h.settings.ForMode(g.Away)
+	httpjson.Write(w, http.StatusOK, heartbeatResponse{leaseAnswer: leaseAnswerOf(g), Away: &g.Away,
 		LeaseSeconds: mode.Lease.Seconds(), HeartbeatSeconds: mode.Heartbeat.Seconds()})
 	return nil
 }

@@ -11,6 +11,7 @@ type typingRequest struct {
 	SessionID  string `json:"sessionId"`
 	Generation int64  `json:"generation"`
 	Typing     *bool  `json:"typing"`
+	LeaseToken string `json:"leaseToken"`
 }
 
 func (h *Handler) typing(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
@@ -23,11 +24,18 @@ func (h *Handler) typing(w http.ResponseWriter, r *http.Request, roomID string, 
 		return errorf(presence.EInvalid, "typing (true or false) is required")
 	}
 	ref := presence.SessionRef{SessionKey: presence.SessionKey{RoomID: roomID, ParticipantID: uid, SessionID: body.SessionID},
-		Generation: body.Generation}
-	if err := h.store.SetTyping(r.Context(), ref, *body.Typing); err != nil {
+		Generation: body.Generation, Token: body.LeaseToken}
+	g, err := h.store.SetTyping(r.Context(), ref, *body.Typing)
+	if err != nil {
 		return err
 	}
-	w.WriteHeader(http.StatusNoContent)
+	// A client that sends a token reads the answer (a typing signal so
+	// fenced renews the lease); one that does not gets 204, as before.
+	if body.LeaseToken == "" {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	httpjson.Write(w, http.StatusOK, leaseAnswerOf(g))
 	return nil
 }
 

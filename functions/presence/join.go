@@ -5,6 +5,9 @@ import "time"
 // JoinResult is what a successful join tells the client.
 type JoinResult struct {
 	Session Session
+	// Grant is what the client is told of its lease: when to renew, and
+	// a token for the renewal.
+	Grant Grant
 	// Revision is the room's revision read after the join committed: it
 	// reflects this join and possibly later changes.
 	Revision int64

@@ -1,6 +1,9 @@
 package presence
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Renew decides a heartbeat at now for the stored session s (nil if absent).
 // It returns the session as it stands after the heartbeat, and whether that
@@ -28,10 +31,14 @@ func (s Settings) Renew(now time.Time, stored *Session, ref SessionRef) (sess Se
 	if stored.Remaining(now) > m.RenewWithin() {
 		return *stored, false, nil
 	}
-	renewed := *stored
-	renewed.LeaseExpiresAt = now.Add(m.Lease)
-	renewed.ExpireAt = renewed.LeaseExpiresAt.Add(s.SessionRetention)
-	return renewed, true, nil
+	return s.extend(now, *stored), true, nil
+}
+
+// extend returns sess with a fresh lease of its mode from now.
+func (s Settings) extend(now time.Time, sess Session) Session {
+	sess.LeaseExpiresAt = now.Add(s.ForMode(sess.Away).Lease)
+	sess.ExpireAt = sess.LeaseExpiresAt.Add(s.SessionRetention)
+	return sess
 }
 
 // checkHolder returns EStaleGeneration unless stored is ref's session, of
@@ -76,5 +83,52 @@ func checkHolder(now time.Time, stored *Session, ref SessionRef) error {
 // not have, so an operator who cannot rely on retries sets RenewWhenLeft
 // to 1 or raises it until W ≥ 2H.
 func (s Settings) RenewWithin() time.Duration {
-	return time.Duration(s.RenewWhenLeft * float64(s.Lease))
+	// Rounded, so that the default 1/3 of 15 s is exactly 5 s, not a
+	// nanosecond short of the heartbeat interval Validate compares it with.
+	return time.Duration(math.Round(s.RenewWhenLeft * float64(s.Lease)))
+}
+
+// RenewAt is when a client should next heartbeat the session sess, as it
+// stands after a join or heartbeat: when RenewWithin of its lease is left,
+// the first instant a heartbeat renews, but never sooner than one heartbeat
+// interval after the lease was last renewed (an away session, whose every
+// heartbeat renews, comes back after the away interval). A client that
+// comes then sends one request and one write per renewal; one that comes
+// earlier is still answered, as before, by a read that writes nothing.
+func (s Settings) RenewAt(sess Session) time.Time {
+	m := s.ForMode(sess.Away)
+	within := min(m.RenewWithin(), m.Lease-m.Heartbeat)
+	return sess.LeaseExpiresAt.Add(-within)
+}
+
+// Grant is what the holder of a lease is told after a join, a heartbeat
+// or a typing signal: the lease's end, when to renew it, its mode, and a
+// token for the next renewal ("" when the deployment has no token key).
+type Grant struct {
+	LeaseExpiresAt time.Time
+	RenewAt        time.Time
+	Away           bool
+	Token          string
+}
+
+// RenewFenced decides a heartbeat at now of the session a lease token
+// describes (claimed: what the server last wrote to it, as the token says),
+// for the fast path: the store then writes the renewal on the condition
+// that the session is still exactly what the token describes, so claimed
+// stands for a read of it. It reports false, and the store takes the read
+// path, whenever that path could answer differently or must read more: a
+// token of another generation, a lease ended at now, a heartbeat early
+// enough that the read path would write nothing (one read is cheaper than
+// one write), or a TTL refresh due (RefreshDue reads the room and entry).
+//
+// The lease end is judged against this instance's clock, as the read path
+// judges it: with the condition holding, claimed.LeaseExpiresAt is the
+// stored value, so both paths decide on the same inputs and no skew margin
+// is needed beyond what the read path already lives with.
+func (s Settings) RenewFenced(now time.Time, claimed Session, ref SessionRef) (Session, bool) {
+	renewed, write, err := s.Renew(now, &claimed, ref)
+	if err != nil || !write || s.RefreshDue(now, claimed) {
+		return Session{}, false
+	}
+	return renewed, true
 }

@@ -13,7 +13,7 @@ import (
 // after it ends no later than before) and must still be refused on a stale
 // generation or an ended lease.
 func TestSettings_Renew(t *testing.T) {
-	s := presence.DefaultSettings() // 15 s lease, renew when at most half is left
+	s := presence.DefaultSettings() // 15 s lease, renew when at most a third (5 s) is left
 	now := testclock.Start
 	ref := presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: "alice", SessionID: "tab"}, Generation: 7}
 	stored := func(left time.Duration) *presence.Session {
@@ -32,9 +32,9 @@ func TestSettings_Renew(t *testing.T) {
 		wantCode  string
 	}{
 		{"a whole lease left: answers the stored end, writes nothing", s, stored(s.Lease), ref, false, ""},
-		{"a nanosecond more than half left: writes nothing", s, stored(s.Lease/2 + time.Nanosecond), ref, false, ""},
-		{"exactly half left: renews", s, stored(s.Lease / 2), ref, true, ""},
-		{"a third left: renews", s, stored(s.Lease / 3), ref, true, ""},
+		{"half left: writes nothing", s, stored(s.Lease / 2), ref, false, ""},
+		{"a nanosecond more than a third left: writes nothing", s, stored(s.Lease/3 + time.Nanosecond), ref, false, ""},
+		{"exactly a third left: renews", s, stored(s.Lease / 3), ref, true, ""},
 		{"a nanosecond left: renews", s, stored(time.Nanosecond), ref, true, ""},
 		{"share 1: a whole lease left still renews", everyBeat, stored(s.Lease), ref, true, ""},
 		{"stale generation with a whole lease left: refused", s, stored(s.Lease), presence.SessionRef{SessionKey: ref.SessionKey, Generation: 6}, false, presence.EStaleGeneration},
@@ -109,6 +109,7 @@ func TestSettings_Renew_ClientOnScheduleNeverSeesItsLeaseEnd(t *testing.T) {
 		settings(10*time.Second, 30*time.Second, 0.5),
 		settings(5*time.Second, 10*time.Second, 0.5), // the window is exactly one heartbeat
 		settings(5*time.Second, 15*time.Second, 0.34),
+		settings(5*time.Second, 15*time.Second, 1.0/3),
 		settings(5*time.Second, 15*time.Second, 1),
 	} {
 		if err := s.Validate(); err != nil {
@@ -142,4 +143,92 @@ func TestSettings_Renew_ClientOnScheduleNeverSeesItsLeaseEnd(t *testing.T) {
 			t.Fatalf("client on schedule kept its lease (%v); the bound in Validate would not be needed", err)
 		}
 	})
+}
+
+// RenewAt tells a client when its next heartbeat renews: a client that
+// comes exactly then, every time, renews on every heartbeat (one request
+// and one write per renewal: 360 an hour at the defaults), never finds its
+// lease ended, and keeps the lease's ghost time. An away session comes
+// back after the away interval; at share 1, after one heartbeat interval.
+func TestSettings_RenewAt(t *testing.T) {
+	ref := presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: "alice", SessionID: "tab"}, Generation: 1}
+	def := presence.DefaultSettings()
+	everyBeat := def
+	everyBeat.RenewWhenLeft = 1
+	tests := []struct {
+		name      string
+		s         presence.Settings
+		away      bool
+		wantAfter time.Duration // after the renewal
+		wantHour  int           // requests (all writes) in an hour
+	}{
+		{"defaults: when 5 s of 15 s are left", def, false, 10 * time.Second, 360},
+		{"share 1: every heartbeat interval", everyBeat, false, 5 * time.Second, 720},
+		{"away: every away interval", def, true, 50 * time.Second, 72},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			now := testclock.Start
+			m := tc.s.ForMode(tc.away)
+			sess := presence.Session{Generation: 1, Away: tc.away, LeaseExpiresAt: now.Add(m.Lease)}
+			if got := tc.s.RenewAt(sess).Sub(now); got != tc.wantAfter {
+				t.Fatalf("renewAt %v after the renewal, want %v", got, tc.wantAfter)
+			}
+			requests := 0
+			for now.Sub(testclock.Start) < time.Hour {
+				now = tc.s.RenewAt(sess)
+				got, write, err := tc.s.Renew(now, &sess, ref)
+				if err != nil || !write {
+					t.Fatalf("heartbeat at renewAt %v: write %v, %v", now, write, err)
+				}
+				if got.LeaseExpiresAt != now.Add(m.Lease) {
+					t.Fatalf("lease end %v, want a lease after the heartbeat", got.LeaseExpiresAt)
+				}
+				sess = got
+				requests++
+			}
+			if requests != tc.wantHour {
+				t.Fatalf("%d heartbeats in an hour, want %d", requests, tc.wantHour)
+			}
+		})
+	}
+}
+
+// RenewFenced takes the fast path only where the read path would write the
+// same renewal; everything else goes to the read path, which then gives
+// its own answer (a refusal included).
+func TestSettings_RenewFenced(t *testing.T) {
+	s := presence.DefaultSettings()
+	now := testclock.Start
+	ref := presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: "alice", SessionID: "tab"}, Generation: 7}
+	claimed := func(left time.Duration) presence.Session {
+		return presence.Session{RoomID: "r", ParticipantID: "alice", ID: "tab", Generation: 7, LeaseExpiresAt: now.Add(left),
+			RoomExpireAt: now.Add(30 * 24 * time.Hour), EntryExpireAt: now.Add(30 * 24 * time.Hour)}
+	}
+	refreshDue := claimed(time.Second)
+	refreshDue.EntryExpireAt = now.Add(time.Hour)
+	tests := []struct {
+		name    string
+		claimed presence.Session
+		ref     presence.SessionRef
+		want    bool
+	}{
+		{"a renewal due: fast path", claimed(5 * time.Second), ref, true},
+		{"a millisecond left: fast path", claimed(time.Millisecond), ref, true},
+		{"early (more than a third left): read path, which writes nothing", claimed(6 * time.Second), ref, false},
+		{"lease ended by this clock: read path (409)", claimed(0), ref, false},
+		{"another generation: read path (409)", claimed(time.Second), presence.SessionRef{SessionKey: ref.SessionKey, Generation: 8}, false},
+		{"TTL refresh due: read path (reads room and entry)", refreshDue, ref, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := s.RenewFenced(now, tc.claimed, tc.ref)
+			if ok != tc.want {
+				t.Fatalf("fast path %v, want %v", ok, tc.want)
+			}
+			if ok && (!got.LeaseExpiresAt.Equal(now.Add(s.Lease)) || !got.ExpireAt.Equal(got.LeaseExpiresAt.Add(s.SessionRetention))) {
+				t.Fatalf("renewed to %v / %v", got.LeaseExpiresAt, got.ExpireAt)
+			}
+		})
+	}
 }

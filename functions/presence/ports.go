@@ -1,9 +1,6 @@
 package presence
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // The client API's port, and the types the sweeper's ports carry. Store is
 // declared here, beside the decisions it serves, so that the adapters
@@ -23,17 +20,19 @@ type Store interface {
 	// ETooManySessions and ETooManyRooms at the per-user caps, and ERoomFull
 	// at the participant cap; a refused join writes nothing.
 	Join(ctx context.Context, req JoinRequest) (JoinResult, error)
-	// Heartbeat renews a lease and returns its new end. Returns
-	// EForbidden if the room's policy (as read within
-	// Settings.PolicyCache) no longer admits the user, and
-	// EStaleGeneration if the session is gone, superseded or expired.
-	Heartbeat(ctx context.Context, ref SessionRef) (time.Time, error)
+	// Renew is a heartbeat: it renews a lease when a renewal is due and
+	// returns the grant (the lease's end, when to renew, a token for the
+	// next renewal). Returns EForbidden if the room's policy (as read
+	// within Settings.PolicyCache) no longer admits the user, and
+	// EStaleGeneration if the session is gone, superseded or expired,
+	// whatever token ref carries.
+	Renew(ctx context.Context, ref SessionRef) (Grant, error)
 	// HeartbeatAway is a heartbeat that also sets the session's away flag,
-	// and returns the lease's end and the flag. A change of the flag
-	// renews the lease in the new mode (Settings.ForMode) and may change
-	// the roster (the user is away when all their live sessions are).
-	// Returns what Heartbeat returns.
-	HeartbeatAway(ctx context.Context, ref SessionRef, away bool) (time.Time, bool, error)
+	// and returns the grant with the flag. A change of the flag renews the
+	// lease in the new mode (Settings.ForMode) and may change the roster
+	// (the user is away when all their live sessions are). Returns what
+	// Renew returns.
+	HeartbeatAway(ctx context.Context, ref SessionRef, away bool) (Grant, error)
 	// Leave ends a session and reports whether it removed anything; a stale
 	// generation or a session already gone is not an error.
 	Leave(ctx context.Context, ref SessionRef) (LeaveResult, error)
@@ -47,10 +46,11 @@ type Store interface {
 	// lease. Returns EForbidden as Heartbeat does, and EStaleGeneration
 	// unless the session holds the current generation and a live lease.
 	SetState(ctx context.Context, req StateRequest) (StateResult, error)
-	// SetTyping shows or clears a typing signal. Returns EForbidden as
-	// Heartbeat does, and EStaleGeneration unless the session holds the
-	// current generation and a live lease.
-	SetTyping(ctx context.Context, ref SessionRef, typing bool) error
+	// SetTyping shows or clears a typing signal and returns the session's
+	// grant (renewed when the signal was fenced by ref's token). Returns
+	// EForbidden as Renew does, and EStaleGeneration unless the session
+	// holds the current generation and a live lease.
+	SetTyping(ctx context.Context, ref SessionRef, typing bool) (Grant, error)
 	// MarkRead moves a read position forward and returns the stored
 	// maximum. Returns EForbidden for a caller not on the roster or no
 	// longer admitted by the room's policy (as Heartbeat).

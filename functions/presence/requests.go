@@ -55,6 +55,11 @@ func (r JoinRequest) Validate() error {
 type SessionRef struct {
 	SessionKey
 	Generation int64
+	// Token is the lease token the holder was last given (see Grant), or
+	// empty. Heartbeats and typing signals that carry a valid one may be
+	// fenced by a conditional write instead of a read; it never changes
+	// what they are answered.
+	Token string
 }
 
 // Validate returns EInvalid for a bad id or generation.

@@ -23,7 +23,12 @@ type Settings struct {
 
 	// RenewWhenLeft is the share of the lease (0 < f ≤ 1) that may at most
 	// be left for a heartbeat to renew it; one that finds more left writes
-	// nothing. 1 renews on every heartbeat. See RenewWithin.
+	// nothing. 1 renews on every heartbeat. See RenewWithin. Clients are
+	// told to come back when that much is left (RenewAt), so that every
+	// heartbeat renews: at the default, one heartbeat interval's share of
+	// the lease (1/3 of 15 s; the configuration derives it from the
+	// interval and lease it is given), one request and one write every
+	// 10 s, with 5 s left for retries.
 	RenewWhenLeft float64
 
 	// RecordHorizon is how far ahead rooms and roster entries set their
@@ -57,6 +62,11 @@ type Settings struct {
 	// So a heartbeat costs one policy read per room, instance and period
 	// rather than one per heartbeat, and a user removed from a policy is
 	// refused within this period. 0 reads the policy on every request.
+	// The default is a minute, the most Validate allows: with renewals
+	// every 10 s, a shorter period costs about one policy read per renewal
+	// in a room of one, more than the renewal itself (docs/data-model.md,
+	// "What a heartbeat reads"); a policy with updatedAt is enforced by the
+	// sweeper's eviction within a pass anyway.
 	PolicyCache time.Duration
 	// MaxStateBytes bounds a participant's state as compact JSON (see
 	// State); it must fit in a request body with the rest of it.
@@ -75,7 +85,7 @@ func DefaultSettings() Settings {
 	return Settings{
 		Heartbeat:          5 * time.Second,
 		Lease:              15 * time.Second,
-		RenewWhenLeft:      0.5,
+		RenewWhenLeft:      1.0 / 3,
 		EmptyRoomGrace:     30 * time.Second,
 		MaxParticipants:    1000,
 		TypingExpiry:       7 * time.Second,
@@ -83,7 +93,7 @@ func DefaultSettings() Settings {
 		SessionRetention:   24 * time.Hour,
 		ClosingRetention:   30 * 24 * time.Hour,
 		RevisionShards:     16,
-		PolicyCache:        10 * time.Second,
+		PolicyCache:        time.Minute,
 		MaxSessionsPerUser: 10,
 		MaxRoomsPerUser:    20,
 		MaxStateBytes:      1024,

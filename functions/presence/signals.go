@@ -37,6 +37,27 @@ func (s Settings) PlanTyping(now time.Time, stored *Session, entry *Participant,
 	return TypingPlan{Typing: t}, nil
 }
 
+// PlanTypingFenced decides a typing request at now of the session a lease
+// token describes (claimed; see RenewFenced), for the store's fast path:
+// the typing signal and a write of the session conditioned on its being
+// unchanged commit together, so claimed stands for a read of it. That
+// write renews the lease (a fresh lease of its mode): it is paid for
+// anyway, as the fence, and it spares the client a heartbeat.
+//
+// It reports false when the read path must answer: a typing request it
+// would refuse (the read path then gives the refusal on the stored
+// session, not on the token's word) or a TTL refresh due.
+func (s Settings) PlanTypingFenced(now time.Time, claimed Session, entry *Participant, ref SessionRef, typing bool) (TypingPlan, Session, bool) {
+	if s.RefreshDue(now, claimed) {
+		return TypingPlan{}, Session{}, false
+	}
+	plan, err := s.PlanTyping(now, &claimed, entry, ref, typing)
+	if err != nil {
+		return TypingPlan{}, Session{}, false
+	}
+	return plan, s.extend(now, claimed), true
+}
+
 // Receipt is a participant's read position at rooms/{roomId}/receipts/{uid}.
 // It only moves forward.
 type Receipt struct {

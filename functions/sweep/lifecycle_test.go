@@ -180,12 +180,12 @@ func TestSweep_ClearsExpiredTyping(t *testing.T) {
 	a := f.join(t, "chat", "alice", "tab")
 	b := f.join(t, "chat", "bob", "tab")
 	for _, sess := range []presence.Session{a, b} {
-		if err := f.store.SetTyping(f.ctx, presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "chat", ParticipantID: sess.ParticipantID, SessionID: "tab"}, Generation: sess.Generation}, true); err != nil {
+		if err := errOf(f.store.SetTyping(f.ctx, presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "chat", ParticipantID: sess.ParticipantID, SessionID: "tab"}, Generation: sess.Generation}, true)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	f.clock.Advance(f.settings.TypingExpiry - time.Second)
-	if err := f.store.SetTyping(f.ctx, presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "chat", ParticipantID: "bob", SessionID: "tab"}, Generation: b.Generation}, true); err != nil {
+	if err := errOf(f.store.SetTyping(f.ctx, presence.SessionRef{SessionKey: presence.SessionKey{RoomID: "chat", ParticipantID: "bob", SessionID: "tab"}, Generation: b.Generation}, true)); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Second)

@@ -186,9 +186,10 @@ func TestPolicyChange_EvictionAgainstAnInstanceWithAStaleCache(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Less than PolicyCache later, and with less than RenewWhenLeft of the
-	// lease left, so that a heartbeat writes.
-	f.clock.Advance(f.settings.PolicyCache - time.Second)
+	// Less than PolicyCache later (a minute, longer than the lease), and
+	// with less than RenewWhenLeft of the lease left, so that a heartbeat
+	// writes.
+	f.clock.Advance(min(f.settings.PolicyCache, f.settings.Lease) - time.Second)
 	f.setPolicy(t, "club", map[string]any{"allowedUsers": []string{"bob"}, "updatedAt": f.clock.Now()})
 	renewed, err := api.Heartbeat(f.ctx, sessionRef(phone))
 	if err != nil || !renewed.After(phone.LeaseExpiresAt) {

@@ -43,6 +43,7 @@ var layers = map[string]layer{
 	"functions/httpjson":    leaf,
 	"functions/ratelimit":   leaf,
 	"functions/memo":        leaf,
+	"functions/leasetoken":  leaf,
 	// The configuration reads and validates the settings that the wiring
 	// hands to each adapter, in that adapter's own option types.
 	"functions/config":      wiring,

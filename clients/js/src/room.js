@@ -36,6 +36,12 @@ const HOLDS_LEASE = new Set(['joined', 'rejoining', 'offline', 'paused', 'expire
 // answer: a round trip on a poor mobile network can take most of a second.
 const MIN_HEARTBEAT_TIMEOUT_MS = 1000;
 
+// How long after the server's renewAt (by the estimated server clock) a
+// heartbeat goes out, jitter aside: an estimate a little off must not
+// bring it before renewAt, where the server would only read and answer
+// without renewing.
+const RENEW_MARGIN_MS = 250;
+
 export class Room {
   /** @param {import('./client.js').RoomleaseClient} client */
   constructor(client, roomId, displayName) {
@@ -49,6 +55,10 @@ export class Room {
     this.heartbeatSeconds = null;
     /** @type {Date | null} */
     this.leaseExpiresAt = null;
+    /** When the server said to renew (server time); null: every heartbeatSeconds. */
+    this.renewAt = null;
+    /** The lease token to send with the next heartbeat or typing signal. */
+    this._leaseToken = null;
     this.status = 'joining';
     this.room = null;
     /** Highest revision seen (listener or API); see revision.js. */
@@ -159,7 +169,8 @@ export class Room {
     this.leaseSeconds = data.leaseSeconds;
     this.heartbeatSeconds = data.heartbeatSeconds;
     if (this.isFinished && reason !== 'join') return;
-    this._renewed(data.leaseExpiresAt, sent, received);
+    this._leaseToken = null;
+    this._renewed(data, sent, received);
     this._failures = 0;
     this._unanswered = 0;
     this._leaseLost = false;
@@ -170,10 +181,17 @@ export class Room {
     if (this._pendingRead !== null) this._flushRead();
   }
 
-  _renewed(leaseExpiresAt, sent, received) {
+  /**
+   * Records a lease answer (join, heartbeat, typing): its end, when to
+   * renew, and the token to send with the renewal.
+   */
+  _renewed({ leaseExpiresAt, renewAt, leaseToken }, sent, received) {
     const end = Date.parse(leaseExpiresAt);
     if (!Number.isFinite(end)) return;
     this.leaseExpiresAt = new Date(end);
+    const at = Date.parse(renewAt);
+    this.renewAt = Number.isFinite(at) ? new Date(at) : null;
+    if (leaseToken) this._leaseToken = leaseToken;
     // The server set the lease end to its own now plus the lease length.
     this.client._clock.sample(end - this.leaseSeconds * 1000, sent, received);
     this._emit('lease', { leaseExpiresAt: this.leaseExpiresAt, generation: this.generation });
@@ -201,11 +219,36 @@ export class Room {
     return Math.min(this.client.requestTimeoutMs, Math.max(MIN_HEARTBEAT_TIMEOUT_MS, this._leaseLeftMs() / 2));
   }
 
+  /**
+   * How long until the next heartbeat: until the server's renewAt, plus
+   * RENEW_MARGIN_MS and up to as much again of jitter (which spreads a
+   * room's heartbeats apart), but never later than half the renewal window
+   * (lease end − renewAt) before the lease's end, so that a failed
+   * heartbeat is retried inside it. From a server that gives no renewAt,
+   * every heartbeatSeconds, shortened by the jitter.
+   */
   _nextBeatDelay() {
-    // Jitter only shortens the interval, so a beat is never later than the
-    // server expects; it spreads a room's heartbeats apart.
-    const base = this.heartbeatSeconds * 1000;
-    return base * (1 - this.client.heartbeatJitter * this.client.random());
+    if (!this.renewAt || !this.leaseExpiresAt || this._leaseLost) {
+      const base = this.heartbeatSeconds * 1000;
+      return base * (1 - this.client.heartbeatJitter * this.client.random());
+    }
+    const now = this.client._clock.nowMs();
+    const renewAt = this.renewAt.getTime();
+    const end = this.leaseExpiresAt.getTime();
+    const wanted = renewAt - now + RENEW_MARGIN_MS * (1 + this.client.heartbeatJitter * this.client.random());
+    return Math.max(0, Math.min(wanted, end - now - (end - renewAt) / 2));
+  }
+
+  /**
+   * How long to wait after `failures` failed heartbeats in a row: backoff
+   * from half a second, at most heartbeatSeconds, and at most a third of
+   * the lease left, so that the retries still fit inside it.
+   */
+  _retryDelay(failures) {
+    let backoff = Math.min(500 * 2 ** (failures - 1), this.heartbeatSeconds * 1000);
+    const left = this._leaseLeftMs();
+    if (left > 0) backoff = Math.min(backoff, Math.max(100, left / 3));
+    return backoff * (0.5 + this.client.random() / 2);
   }
 
   _schedule(ms) {
@@ -244,6 +287,9 @@ export class Room {
         sessionId: this.sessionId,
         generation,
         away: this.away,
+        // With it, the server renews without reading the session; a
+        // token it cannot use changes nothing but that.
+        ...(this._leaseToken ? { leaseToken: this._leaseToken } : {}),
       }, { timeoutMs: this._heartbeatTimeoutMs() });
       if ((this.status !== 'joined' && this.status !== 'offline') || this.generation !== generation) return;
       // The reply gives the lease and interval of the mode the session is
@@ -254,7 +300,7 @@ export class Room {
       }
       this._failures = 0;
       this._unanswered = 0;
-      this._renewed(data.leaseExpiresAt, sent, received);
+      this._renewed(data, sent, received);
       // An answer ends offline; the lease held, so the generation is the same.
       if (this.status === 'offline') this._setStatus('joined', 'online');
       // The lease holds, so a listener that was cut off (a permission check
@@ -303,8 +349,7 @@ export class Room {
         && (this._unanswered >= this.client.offlineAfterFailures || this._leaseLeftMs() === 0)) {
         this._setStatus('offline', err.code);
       }
-      const backoff = Math.min(500 * 2 ** (this._failures - 1), this.heartbeatSeconds * 1000);
-      this._schedule(Math.max(backoff * (0.5 + this.client.random() / 2), (err.retryAfterSeconds || 0) * 1000));
+      this._schedule(Math.max(this._retryDelay(this._failures), (err.retryAfterSeconds || 0) * 1000));
     }
   }
 
@@ -483,12 +528,22 @@ export class Room {
     if (!typing && !this._typingOn) return;
     this._typingOn = !!typing;
     this._typingSentAt = now;
+    const generation = this.generation;
     try {
-      await this.client._api.call('POST', this._path('typing'), {
+      // With the lease token the server fences the signal by it, renews
+      // the lease in the same write and says so: the next heartbeat then
+      // moves back.
+      const { data, sent, received } = await this.client._api.call('POST', this._path('typing'), {
         sessionId: this.sessionId,
-        generation: this.generation,
+        generation,
         typing: !!typing,
+        ...(this._leaseToken ? { leaseToken: this._leaseToken } : {}),
       });
+      if (data && data.leaseExpiresAt && this.status === 'joined' && this.generation === generation
+        && Date.parse(data.leaseExpiresAt) > (this.leaseExpiresAt?.getTime() ?? 0)) {
+        this._renewed(data, sent, received);
+        if (!this._busy) this._schedule(this._nextBeatDelay());
+      }
     } catch (err) {
       // Typing is best effort and never replayed. A 409 means the lease needs
       // attention: let the heartbeat path deal with it.

@@ -99,7 +99,7 @@ export async function newUser(config, { openFirestore = true } = {}) {
 export { until } from '../../../tests/lib/poll.mjs';
 
 /**
- * fetch that records every API call: action, status, and when it was sent;
+ * fetch that records every API call: action, status, its JSON body, and when it was sent;
  * `error` when it got no answer. `inner` is the fetch it calls (default
  * the global one): a test's network that fails or hangs.
  */
@@ -107,7 +107,13 @@ export function recordingFetch(inner = (url, init) => fetch(url, init)) {
   const calls = [];
   const fn = async (url, init) => {
     const path = new URL(url).pathname;
-    const call = { path, action: path === '/v1/config' ? 'config' : path.split('/')[4] || 'read', at: Date.now(), status: null, error: null };
+    let body = null;
+    try {
+      body = typeof init?.body === 'string' ? JSON.parse(init.body) : null;
+    } catch {
+      body = null;
+    }
+    const call = { path, action: path === '/v1/config' ? 'config' : path.split('/')[4] || 'read', at: Date.now(), status: null, error: null, body };
     calls.push(call);
     try {
       const res = await inner(url, init);

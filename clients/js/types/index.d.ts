@@ -294,6 +294,8 @@ export declare class Room<S extends object = DefaultState> {
   heartbeatSeconds: number | null;
   /** Server time at which the current lease ends. */
   leaseExpiresAt: Date | null;
+  /** Server time at which the next heartbeat renews the lease (the server's `renewAt`); null from a server that does not say. */
+  renewAt: Date | null;
   status: RoomStatus;
   room: RoomInfo | null;
   /** The highest revision seen (listener, join or refresh). Compare by order only. */
