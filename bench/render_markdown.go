@@ -54,6 +54,10 @@ func WorkloadMarkdown(r *workload.WorkloadReport) string {
 	for _, d := range r.FalseDetails {
 		fmt.Fprintf(&b, "- %s\n", d)
 	}
+	if c := r.ServerCPU; c != nil {
+		fmt.Fprintf(&b, "\nServer CPU time (/proc/PID/stat, user + system, the in-process sweeper included): %.1f s for %d requests answered, **%.2f ms a request**.\n",
+			c.Seconds, c.Requests, c.MillisPerRequest)
+	}
 	return b.String()
 }
 

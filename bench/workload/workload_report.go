@@ -31,6 +31,7 @@ type WorkloadReport struct {
 	LateExpiries    int64                `json:"heartbeatsRejectedAfterLeaseEnd"`
 	ListenerErrors  int64                `json:"listenerErrors"`
 	Memory          *MemoryReport        `json:"serverMemory,omitempty"`
+	ServerCPU       *CPUReport           `json:"serverCPU,omitempty"`
 	Samples         map[string][]float64 `json:"-"`
 }
 
