@@ -37,16 +37,21 @@ type WorkloadReport struct {
 
 // SteadyReport is the no-churn phase: heartbeats and what listeners saw.
 type SteadyReport struct {
-	Seconds              float64 `json:"seconds"`
-	Heartbeats           int64   `json:"heartbeats"`
-	RosterDeliveries     int64   `json:"rosterListenerDeliveries"`
-	RosterDocReads       int64   `json:"rosterListenerDocReads"`
-	RoomDocDeliveries    int64   `json:"roomDocListenerDeliveries"`
-	DeliveriesPerHB      float64 `json:"rosterDeliveriesPerHeartbeat"`
-	RoomDeliveriesPerHB  float64 `json:"roomDocDeliveriesPerHeartbeat"`
-	HeartbeatsPerSecond  float64 `json:"heartbeatsPerSecond"`
-	HeartbeatLatency     Summary `json:"heartbeatLatency"`
-	HeartbeatErrorsOther int64   `json:"heartbeatErrors"`
+	Seconds             float64 `json:"seconds"`
+	Heartbeats          int64   `json:"heartbeats"`
+	RosterDeliveries    int64   `json:"rosterListenerDeliveries"`
+	RosterDocReads      int64   `json:"rosterListenerDocReads"`
+	RoomDocDeliveries   int64   `json:"roomDocListenerDeliveries"`
+	DeliveriesPerHB     float64 `json:"rosterDeliveriesPerHeartbeat"`
+	RoomDeliveriesPerHB float64 `json:"roomDocDeliveriesPerHeartbeat"`
+	HeartbeatsPerSecond float64 `json:"heartbeatsPerSecond"`
+	// Sessions held through the phase, and the heartbeats each sends in
+	// an hour at the rate measured: the requests of a participant-hour
+	// but its join and leave.
+	Sessions                 int     `json:"sessions"`
+	HeartbeatsPerSessionHour float64 `json:"heartbeatsPerSessionHour"`
+	HeartbeatLatency         Summary `json:"heartbeatLatency"`
+	HeartbeatErrorsOther     int64   `json:"heartbeatErrors"`
 }
 
 // report gathers what the run measured, after its listeners have stopped.
