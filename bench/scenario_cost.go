@@ -301,8 +301,15 @@ func runCost(_ context.Context, o harness.Options) error {
 	return o.Write("cost", CostMarkdown(in, fixed), out)
 }
 
+// perHourOf is a setting's participant-hour: its counted requests, or for
+// a result without them (a client that heartbeats every interval) one a
+// heartbeat interval, a join and a leave.
 func perHourOf(r SettingRun) PerHour {
-	return PerHour{HeartbeatSecs: r.HeartbeatSecs, LeaseSecs: r.LeaseSecs, Reads: r.Reads, Writes: r.Writes, Requests: 3600/r.HeartbeatSecs + 2}
+	requests := r.Requests
+	if requests == 0 {
+		requests = 3600/r.HeartbeatSecs + 2
+	}
+	return PerHour{HeartbeatSecs: r.HeartbeatSecs, LeaseSecs: r.LeaseSecs, Reads: r.Reads, Writes: r.Writes, Requests: requests}
 }
 
 // CostMarkdown renders the before/after comparison, the fixed costs with

@@ -44,7 +44,10 @@ type SettingRun struct {
 	LeaseSecs     float64                  `json:"leaseSeconds"`
 	Report        *workload.WorkloadReport `json:"report"`
 	// Per participant-hour: one join, an hour of heartbeats on schedule and
-	// one leave, counted exactly (measure.ParticipantHour).
+	// one leave, counted exactly (measure.ParticipantHour). Requests is
+	// absent from results older than the count: theirs was one heartbeat
+	// every interval.
+	Requests      float64 `json:"requestsPerParticipantHour,omitempty"`
 	Reads         float64 `json:"readsPerParticipantHour"`
 	Writes        float64 `json:"writesPerParticipantHour"`
 	RenewWhenLeft float64 `json:"renewWhenLeft"`
@@ -92,7 +95,7 @@ func runSettings(ctx context.Context, o harness.Options) error {
 			return err
 		}
 		runs = append(runs, SettingRun{HeartbeatSecs: s[0].Seconds(), LeaseSecs: s[1].Seconds(), Report: rep,
-			Reads: float64(hour.Reads), Writes: float64(hour.Writes), RenewWhenLeft: settings.RenewWhenLeft})
+			Requests: float64(hour.Requests), Reads: float64(hour.Reads), Writes: float64(hour.Writes), RenewWhenLeft: settings.RenewWhenLeft})
 	}
 	if err := o.SVG("ghost-time-by-setting", GhostTimeBySettingPlot(runs)); err != nil {
 		return err
