@@ -71,7 +71,7 @@ func TestFromEnv(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.RevocationCheckEvery != 30*time.Second || c.Presence.PolicyCache != time.Minute {
+		if c.RevocationCheckEvery != 30*time.Second || c.Presence.PolicyCache != 2*time.Minute {
 			t.Fatalf("defaults: revocation check every %v, policy cache %v", c.RevocationCheckEvery, c.Presence.PolicyCache)
 		}
 		c, err = config.FromEnv(env(map[string]string{config.EnvProjectID: "p",
@@ -151,7 +151,7 @@ func TestFromEnv(t *testing.T) {
 		"ErrRenewShareAboveOne":          {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "2"}, "at most 1"},
 		"ErrRevocationCheckAboveAMinute": {map[string]string{config.EnvProjectID: "p", config.EnvRevocationCheckEvery: "61s"}, config.EnvRevocationCheckEvery + "=1m1s must be more than 0 and at most 1m0s"},
 		"ErrRevocationCheckZero":         {map[string]string{config.EnvProjectID: "p", config.EnvRevocationCheckEvery: "0s"}, config.EnvRevocationCheckEvery},
-		"ErrPolicyCacheAboveAMinute":     {map[string]string{config.EnvProjectID: "p", config.EnvPolicyCache: "2m"}, "policy cache 2m0s must be between 0 and 1m"},
+		"ErrPolicyCacheAboveTenMinutes":  {map[string]string{config.EnvProjectID: "p", config.EnvPolicyCache: "11m"}, "policy cache 11m0s must be between 0 and 10m"},
 		"ErrNoSessionsPerUser":           {map[string]string{config.EnvProjectID: "p", config.EnvMaxSessionsPerUser: "0"}, config.EnvMaxSessionsPerUser + `="0" must be at least 1`},
 		"ErrNegativeRoomsPerUser":        {map[string]string{config.EnvProjectID: "p", config.EnvMaxRoomsPerUser: "-3"}, config.EnvMaxRoomsPerUser + `="-3" must be at least 1`},
 		"ErrRoomsPerUserNotANumber":      {map[string]string{config.EnvProjectID: "p", config.EnvMaxRoomsPerUser: "lots"}, config.EnvMaxRoomsPerUser + `="lots" is not a whole number`},

@@ -344,7 +344,7 @@ func TestFenced_TypingWithATokenReadsNoSession(t *testing.T) {
 // heartbeats for an hour as the client schedules them, one leave, alone in
 // a room on one instance. Before: heartbeats every 5 s, renewal when half
 // the lease is left, the policy kept 10 s, no token. After: heartbeats at
-// renewAt with the lease token, the policy kept a minute. The figures are
+// renewAt with the lease token, the policy kept two minutes. The figures are
 // logged for docs/data-model.md; the assertions pin what the design
 // promises: one write per renewal, and no session read on the fast path.
 func TestFenced_AParticipantHour(t *testing.T) {

@@ -62,11 +62,13 @@ type Settings struct {
 	// So a heartbeat costs one policy read per room, instance and period
 	// rather than one per heartbeat, and a user removed from a policy is
 	// refused within this period. 0 reads the policy on every request.
-	// The default is a minute, the most Validate allows: with renewals
-	// every 10 s, a shorter period costs about one policy read per renewal
-	// in a room of one, more than the renewal itself (docs/data-model.md,
-	// "What a heartbeat reads"); a policy with updatedAt is enforced by the
-	// sweeper's eviction within a pass anyway.
+	// The default is two minutes (at most ten): with renewals every 10 s
+	// fenced without a read, the policy is most of what a heartbeat still
+	// reads, and at a minute it alone came to 60 reads per participant-hour
+	// in a room of one (docs/data-model.md, "What a heartbeat reads"). The
+	// period matters only for a policy written without updatedAt: one with
+	// it is enforced by the sweeper's eviction within a pass, which ends
+	// the removed user's sessions whatever the instances have cached.
 	PolicyCache time.Duration
 	// MaxStateBytes bounds a participant's state as compact JSON (see
 	// State); it must fit in a request body with the rest of it.
@@ -93,7 +95,7 @@ func DefaultSettings() Settings {
 		SessionRetention:   24 * time.Hour,
 		ClosingRetention:   30 * 24 * time.Hour,
 		RevisionShards:     16,
-		PolicyCache:        time.Minute,
+		PolicyCache:        2 * time.Minute,
 		MaxSessionsPerUser: 10,
 		MaxRoomsPerUser:    20,
 		MaxStateBytes:      1024,
@@ -145,8 +147,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("away lease %v must be at least the lease %v and twice the away heartbeat %v, and at most 1h", s.AwayLease, s.Lease, s.AwayHeartbeat)
 	case s.RecentlyLeft < 0 || s.RecentlyLeft > time.Hour:
 		return fmt.Errorf("recently left %v must be between 0 and 1h", s.RecentlyLeft)
-	case s.PolicyCache < 0 || s.PolicyCache > time.Minute:
-		return fmt.Errorf("policy cache %v must be between 0 and 1m: it bounds how long a user removed from a room's policy keeps heartbeating", s.PolicyCache)
+	case s.PolicyCache < 0 || s.PolicyCache > 10*time.Minute:
+		return fmt.Errorf("policy cache %v must be between 0 and 10m: it bounds how long a user removed from a room's policy keeps heartbeating", s.PolicyCache)
 	}
 	return nil
 }
