@@ -17,9 +17,9 @@ const (
 	// billingQuantum: an instance's billable time (from the start of its
 	// first request to the end of its last one) is rounded up to it.
 	billingQuantum = 0.1
-	// targetCPU is the CPU utilization at which Cloud Run's autoscaler
-	// adds instances.
-	targetCPU = 0.6
+	// autoscaleTarget is the share of an instance's CPU, and of its
+	// maximum concurrency, that Cloud Run's autoscaler keeps instances at.
+	autoscaleTarget = 0.6
 )
 
 // PresenceDeployment is the Presence function as terraform/ deploys it.
@@ -102,8 +102,9 @@ type InstanceTime struct {
 // PriceInstanceTime bills P participants' requests as Cloud Run bills
 // request-based instances, in three steps:
 //
-//  1. Instances: enough to keep CPU at targetCPU and the requests in
-//     flight within the deployed concurrency, and at least one.
+//  1. Instances: enough to keep CPU, and the requests in flight, at the
+//     autoscaler's target share of an instance's CPU and concurrency;
+//     at least one.
 //  2. Billed time: requests arrive at random (Poisson) and each holds its
 //     instance for its latency rounded up to the quantum, so an instance
 //     is billed for the share of the hour in which at least one request is
@@ -117,8 +118,8 @@ func PriceInstanceTime(d PresenceDeployment, participants int, requestsPerHour, 
 	it := InstanceTime{Participants: participants, RequestsPerHour: requestsPerHour, CPUSeconds: cpuSeconds, LatencySeconds: latencySeconds}
 	it.HeldSeconds = math.Ceil(math.Max(latencySeconds, cpuSeconds)/billingQuantum-1e-9) * billingQuantum
 	rate := float64(participants) * requestsPerHour / 3600
-	byCPU := math.Ceil(rate * cpuSeconds / (targetCPU * d.VCPU))
-	byConcurrency := math.Ceil(rate * latencySeconds / float64(d.Concurrency))
+	byCPU := math.Ceil(rate * cpuSeconds / (autoscaleTarget * d.VCPU))
+	byConcurrency := math.Ceil(rate * latencySeconds / (autoscaleTarget * float64(d.Concurrency)))
 	it.Instances = int(math.Max(1, math.Max(byCPU, byConcurrency)))
 	it.BusyShare = 1 - math.Exp(-rate/float64(it.Instances)*it.HeldSeconds)
 	it.InstanceSeconds = float64(it.Instances) * 3600 * it.BusyShare / float64(participants)

@@ -50,8 +50,8 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 		"Presence as `terraform/` deploys it: %.0f vCPU, %s, %d requests at once, billed per request (CPU only during requests). "+
 		"Instance time: each request holds its instance for its latency (the run's median heartbeat on the emulator) rounded up to %.0f ms; "+
 		"an instance is billed for the share of the hour in which it holds at least one (1 − e^(−λT)), at $%.6f per vCPU-second and $%.7f per GiB-second; "+
-		"instances enough for %.0f %% CPU at the measured CPU per request. Before free tiers.\n",
-		p.VCPU, p.Memory, p.Concurrency, 1000*billingQuantum, CloudPrices.VCPUSecond, CloudPrices.GiBSecond, 100*targetCPU)
+		"instances enough to stay at %.0f %% of their CPU (at the measured CPU per request) and of their concurrency. Before free tiers.\n",
+		p.VCPU, p.Memory, p.Concurrency, 1000*billingQuantum, CloudPrices.VCPUSecond, CloudPrices.GiBSecond, 100*autoscaleTarget)
 	for _, s := range in.Settings {
 		fmt.Fprintf(&b, "\n**%.0f s / %.0f s**\n\n| | ", s.HeartbeatSecs, s.LeaseSecs)
 		for _, n := range trafficLevels {
