@@ -26,14 +26,14 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 			render.Secs(gb.P50), render.Secs(ga.P50), render.Secs(gb.P99), render.Secs(ga.P99), render.Secs(gb.Max), render.Secs(ga.Max), gb.N, ga.N,
 			s.BeforeRun.Report.FalseRemovals, s.AfterRun.Report.FalseRemovals)
 	}
-	b.WriteString("\n| run (5 s / 15 s) | heartbeats per session-hour (steady phase) | server CPU per request | ghost p50 | ghost p99 | ghost max | beyond lease p99 | crashes (n) | false removals | heartbeats rejected after the lease end |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| run (5 s / 15 s) | server CPU per request | ghost p50 | ghost p99 | ghost max | beyond lease p99 | crashes (n) | false removals | heartbeats rejected after the lease end |\n|---|---|---|---|---|---|---|---|---|\n")
 	row := func(name string, bf, a *workload.WorkloadReport) {
 		if bf == nil || a == nil || a.Name == "" || bf.Name == "" {
-			fmt.Fprintf(&b, "| %s | not run | | | | | | | | |\n", name)
+			fmt.Fprintf(&b, "| %s | not run | | | | | | | |\n", name)
 			return
 		}
-		fmt.Fprintf(&b, "| %s | %.0f → %.0f | %s → %s | %s → %s | %s → %s | %s → %s | %s → %s | %d → %d | %d → %d | %d → %d |\n", name,
-			bf.Steady.HeartbeatsPerSessionHour, a.Steady.HeartbeatsPerSessionHour, cpuCell(bf), cpuCell(a),
+		fmt.Fprintf(&b, "| %s | %s → %s | %s → %s | %s → %s | %s → %s | %s → %s | %d → %d | %d → %d | %d → %d |\n", name,
+			cpuCell(bf), cpuCell(a),
 			render.Secs(bf.GhostTime.P50), render.Secs(a.GhostTime.P50), render.Secs(bf.GhostTime.P99), render.Secs(a.GhostTime.P99),
 			render.Secs(bf.GhostTime.Max), render.Secs(a.GhostTime.Max), render.Secs(bf.GhostBeyond.P99), render.Secs(a.GhostBeyond.P99),
 			bf.GhostTime.N, a.GhostTime.N, bf.FalseRemovals, a.FalseRemovals, bf.LateExpiries, a.LateExpiries)

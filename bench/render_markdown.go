@@ -34,8 +34,8 @@ func WorkloadMarkdown(r *workload.WorkloadReport) string {
 	fmt.Fprintf(&b, "| … last departure by lease expiry | %s |\n", render.SecondsRow(r.TeardownExpiry))
 	s := r.Steady
 	if s.Heartbeats > 0 {
-		fmt.Fprintf(&b, "\nSteady phase (%.0f s, no churn): %d sessions, %d heartbeats (%.1f/s, %.0f per session-hour, %d errors), roster-listener deliveries %d (%.3f per heartbeat, %d document reads), room-document-listener deliveries %d.\n",
-			s.Seconds, s.Sessions, s.Heartbeats, s.HeartbeatsPerSecond, s.HeartbeatsPerSessionHour, s.HeartbeatErrorsOther, s.RosterDeliveries, s.DeliveriesPerHB, s.RosterDocReads, s.RoomDocDeliveries)
+		fmt.Fprintf(&b, "\nSteady phase (%.0f s, no churn): %d sessions, %d heartbeats (%.1f/s, %d errors), roster-listener deliveries %d (%.3f per heartbeat, %d document reads), room-document-listener deliveries %d.\n",
+			s.Seconds, s.Sessions, s.Heartbeats, s.HeartbeatsPerSecond, s.HeartbeatErrorsOther, s.RosterDeliveries, s.DeliveriesPerHB, s.RosterDocReads, s.RoomDocDeliveries)
 	}
 	fmt.Fprintf(&b, "\nFalse removals: **%d**. Rooms torn down: %d (still present at the end: %d; teardowns without an observed departure: %d). Heartbeats refused after their lease had ended (client late, not a false removal): %d. Listener errors: %d.\n",
 		r.FalseRemovals, r.RoomsDeleted, r.RoomsLeft, r.TeardownNoCause, r.LateExpiries, r.ListenerErrors)

@@ -118,7 +118,6 @@ func (w *Workload) measureSteady(ctx context.Context) SteadyReport {
 	steady.RoomDeliveriesPerHB = Ratio(float64(steady.RoomDocDeliveries), float64(steady.Heartbeats))
 	steady.HeartbeatsPerSecond = Ratio(float64(steady.Heartbeats), steady.Seconds)
 	steady.Sessions = sessions
-	steady.HeartbeatsPerSessionHour = 3600 * Ratio(steady.HeartbeatsPerSecond, float64(sessions))
 	cfg.Progress(fmt.Sprintf("%s: steady %.0fs: %d heartbeats, %d roster deliveries", cfg.Name, steady.Seconds, steady.Heartbeats, steady.RosterDeliveries))
 	return steady
 }

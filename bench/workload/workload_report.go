@@ -45,13 +45,12 @@ type SteadyReport struct {
 	DeliveriesPerHB     float64 `json:"rosterDeliveriesPerHeartbeat"`
 	RoomDeliveriesPerHB float64 `json:"roomDocDeliveriesPerHeartbeat"`
 	HeartbeatsPerSecond float64 `json:"heartbeatsPerSecond"`
-	// Sessions held through the phase, and the heartbeats each sends in
-	// an hour at the rate measured: the requests of a participant-hour
-	// but its join and leave.
-	Sessions                 int     `json:"sessions"`
-	HeartbeatsPerSessionHour float64 `json:"heartbeatsPerSessionHour"`
-	HeartbeatLatency         Summary `json:"heartbeatLatency"`
-	HeartbeatErrorsOther     int64   `json:"heartbeatErrors"`
+	// Sessions held through the phase. (Heartbeats ÷ sessions is not a
+	// participant-hour's rate: sessions that joined together renew in
+	// step, so a window of a few renewals counts one or two each.)
+	Sessions             int     `json:"sessions"`
+	HeartbeatLatency     Summary `json:"heartbeatLatency"`
+	HeartbeatErrorsOther int64   `json:"heartbeatErrors"`
 }
 
 // report gathers what the run measured, after its listeners have stopped.
