@@ -250,7 +250,7 @@ func runCost(_ context.Context, o harness.Options) error {
 	if in.Presence, err = ReadPresenceDeployment("terraform"); err != nil {
 		return err
 	}
-	if in.Settings, err = priceSettings(in.Presence, in.Before, in.After); err != nil {
+	if in.Settings, err = priceSettings(in.Presence, in.Before, in.After, in.BeforeLoad, in.AfterLoad); err != nil {
 		return err
 	}
 	fixed := ComputeFixedCosts(d, in.Sweep.Idle10k)
@@ -323,11 +323,16 @@ func (c FullCost) USD() float64 {
 }
 
 // priceRun prices a settings run's participant-hour at participants
-// online, with its own measured CPU per request and heartbeat latency.
-func priceRun(d PresenceDeployment, r SettingRun, participants int) (FullCost, error) {
+// online, with its own heartbeat latency and its own measured CPU per
+// request, or, for a run that did not record it (settings runs before
+// they passed the server's PID), that of the same side's load run.
+func priceRun(d PresenceDeployment, r SettingRun, load *workload.WorkloadReport, participants int) (FullCost, error) {
 	cpu := r.Report.ServerCPU
+	if cpu == nil && load != nil {
+		cpu = load.ServerCPU
+	}
 	if cpu == nil || cpu.Requests == 0 {
-		return FullCost{}, fmt.Errorf("the %.0f s / %.0f s run has no server CPU time (re-run scripts/bench settings)", r.HeartbeatSecs, r.LeaseSecs)
+		return FullCost{}, fmt.Errorf("the %.0f s / %.0f s run and its load run have no server CPU time (re-run scripts/bench settings load)", r.HeartbeatSecs, r.LeaseSecs)
 	}
 	p := perHourOf(r)
 	latency := r.Report.Ops[workload.OpHeartbeat].Latency.P50 / 1000
@@ -345,8 +350,9 @@ type CostSetting struct {
 }
 
 // priceSettings pairs the before and after runs by setting and prices
-// each at every traffic level.
-func priceSettings(d PresenceDeployment, before, after []SettingRun) ([]CostSetting, error) {
+// each at every traffic level (beforeLoad and afterLoad: each side's load
+// run, for a settings run without CPU time).
+func priceSettings(d PresenceDeployment, before, after []SettingRun, beforeLoad, afterLoad *workload.WorkloadReport) ([]CostSetting, error) {
 	var out []CostSetting
 	for _, a := range after {
 		i := slices.IndexFunc(before, func(b SettingRun) bool { return b.HeartbeatSecs == a.HeartbeatSecs && b.LeaseSecs == a.LeaseSecs })
@@ -355,8 +361,8 @@ func priceSettings(d PresenceDeployment, before, after []SettingRun) ([]CostSett
 		}
 		cs := CostSetting{HeartbeatSecs: a.HeartbeatSecs, LeaseSecs: a.LeaseSecs, BeforeRun: before[i], AfterRun: a}
 		for _, n := range trafficLevels {
-			b, err1 := priceRun(d, before[i], n)
-			c, err2 := priceRun(d, a, n)
+			b, err1 := priceRun(d, before[i], beforeLoad, n)
+			c, err2 := priceRun(d, a, afterLoad, n)
 			if err := errors.Join(err1, err2); err != nil {
 				return nil, err
 			}

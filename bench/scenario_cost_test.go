@@ -57,7 +57,7 @@ func TestPriceSettings(t *testing.T) {
 	}
 	before := []SettingRun{run(5, 0, 730, 366, 2), run(10, 0, 370, 186, 2)}
 	after := []SettingRun{run(2, 902, 100, 900, 1), run(5, 362, 60, 362, 1)}
-	got, err := priceSettings(d, before, after)
+	got, err := priceSettings(d, before, after, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +74,13 @@ func TestPriceSettings(t *testing.T) {
 	if a.USD() != a.PerHour.FirestoreUSD()+a.PerHour.RequestsUSD()+a.Instance.USD || a.USD() >= b.USD() {
 		t.Errorf("whole price %v → %v", b.USD(), a.USD())
 	}
+	load := &workload.WorkloadReport{ServerCPU: &workload.CPUReport{Seconds: 3, Requests: 1000, MillisPerRequest: 3}}
 	before[0].Report.ServerCPU = nil
-	if _, err := priceSettings(d, before, after); err == nil {
+	if _, err := priceSettings(d, before, after, nil, nil); err == nil {
 		t.Error("a run without the server's CPU time was priced")
+	}
+	got, err = priceSettings(d, before, after, load, nil)
+	if err != nil || got[0].Before[0].Instance.CPUSeconds != 0.003 {
+		t.Errorf("without its own CPU time a run takes its load run's: %+v, %v", got, err)
 	}
 }

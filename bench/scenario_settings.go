@@ -77,6 +77,7 @@ func runSettings(ctx context.Context, o harness.Options) error {
 		var rep *workload.WorkloadReport
 		err := harness.WithStack(ctx, o, name, s[0], s[1], grace, func(url string, pid int, client *firestore.Client) error {
 			cfg := churnConfig(o, name, 4, 8, s[0], s[1], grace)
+			cfg.ServerPID = pid // for its CPU time per request
 			// The same number of crashes per minute at every setting.
 			cfg.CrashProb, cfg.LeaveProb = 0.03*s[0].Seconds()/5, 0.02*s[0].Seconds()/5
 			cfg.Churn = 60 * time.Second
