@@ -53,9 +53,9 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 		"instances enough to stay at %.0f %% of their CPU (at the measured CPU per request) and of their concurrency. Before free tiers.\n",
 		p.VCPU, p.Memory, p.Concurrency, 1000*billingQuantum, CloudPrices.VCPUSecond, CloudPrices.GiBSecond, 100*autoscaleTarget)
 	for _, s := range in.Settings {
-		fmt.Fprintf(&b, "\n**%.0f s / %.0f s**\n\n| | ", s.HeartbeatSecs, s.LeaseSecs)
+		fmt.Fprintf(&b, "\n**%.0f s / %.0f s**\n\n| |", s.HeartbeatSecs, s.LeaseSecs)
 		for _, n := range trafficLevels {
-			fmt.Fprintf(&b, "%s participants online | ", thousands(float64(n)))
+			fmt.Fprintf(&b, " %s participants online |", thousands(float64(n)))
 		}
 		b.WriteString("\n|---|" + strings.Repeat("---|", len(trafficLevels)) + "\n")
 		cells := func(name string, v func(FullCost) float64, bold bool) {

@@ -134,5 +134,5 @@ func CostGhostPlot(settings []CostSetting) string {
 		}
 	}
 	return render.Plot{Title: "Whole price against ghost time, by heartbeat / lease setting", XLabel: "ghost time p99, s (2/6, 5/15, 10/30)",
-		YLabel: "US$ per 1 000 participant-hours (log)", LogY: true, Series: series}.SVG()
+		YLabel: "US$ per 1 000 participant-hours", Series: series}.SVG()
 }
