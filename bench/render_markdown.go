@@ -164,7 +164,7 @@ func deliveriesRatio(a, b int64) string {
 // own tables.
 func SettingsMarkdown(c settingsCosts, runs []SettingRun) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured costs (in-process store, Store.Ops()): a renewing heartbeat %d reads / %d writes, one with more than RenewWhenLeft of its lease left 1 read / 0 writes; join of a new user %d / %d; leave of a user's last tab %d / %d (of which 1–2 are deletes, billed as writes here, which overstates the cost slightly). Reads and writes per participant-hour are counted, not multiplied: one join, a heartbeat every interval for an hour on a stopped clock, one leave (RenewWhenLeft %s).\n\n",
+	fmt.Fprintf(&b, "Measured costs (in-process store, Store.Ops()): a renewing heartbeat %d reads / %d writes, one with more than RenewWhenLeft of its lease left 1 read / 0 writes; join of a new user %d / %d; leave of a user's last tab %d / %d (of which 1–2 are deletes, billed as writes here, which overstates the cost slightly). Reads and writes per participant-hour are counted, not multiplied: one join, a heartbeat at every renewAt for an hour on a stopped clock, with the lease token, one leave (RenewWhenLeft %s).\n\n",
 		c.Heartbeat.Reads, c.Heartbeat.Writes, c.Join.Reads, c.Join.Writes, c.Leave.Reads, c.Leave.Writes, renewShares(runs))
 	b.WriteString("| heartbeat / lease | requests per participant-hour | reads per participant-hour | writes per participant-hour | roster-listener reads per watching client per participant-hour | cost per 1 000 participant-hours (roomlease) | naive design: listener reads per watcher per participant-hour | ghost time p50 | p99 | max | n | beyond lease p99 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range runs {
@@ -185,7 +185,7 @@ func SettingsMarkdown(c settingsCosts, runs []SettingRun) string {
 func renewShares(runs []SettingRun) string {
 	var shares []string
 	for _, r := range runs {
-		if v := strconv.FormatFloat(r.RenewWhenLeft, 'g', -1, 64); !slices.Contains(shares, v) {
+		if v := strconv.FormatFloat(r.RenewWhenLeft, 'g', 3, 64); !slices.Contains(shares, v) {
 			shares = append(shares, v)
 		}
 	}
