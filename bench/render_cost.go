@@ -28,8 +28,14 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 	}
 	b.WriteString("\n| run (5 s / 15 s) | server CPU per request | ghost p50 | ghost p99 | ghost max | beyond lease p99 | crashes (n) | false removals | heartbeats rejected after the lease end |\n|---|---|---|---|---|---|---|---|---|\n")
 	row := func(name string, bf, a *workload.WorkloadReport) {
-		if bf == nil || a == nil || a.Name == "" || bf.Name == "" {
+		if a == nil || a.Name == "" {
 			fmt.Fprintf(&b, "| %s | not run | | | | | | | |\n", name)
+			return
+		}
+		if bf == nil || bf.Name == "" { // after only
+			fmt.Fprintf(&b, "| %s (after only) | %s | %s | %s | %s | %s | %d | %d | %d |\n", name, cpuCell(a),
+				render.Secs(a.GhostTime.P50), render.Secs(a.GhostTime.P99), render.Secs(a.GhostTime.Max), render.Secs(a.GhostBeyond.P99),
+				a.GhostTime.N, a.FalseRemovals, a.LateExpiries)
 			return
 		}
 		fmt.Fprintf(&b, "| %s | %s → %s | %s → %s | %s → %s | %s → %s | %s → %s | %d → %d | %d → %d | %d → %d |\n", name,
@@ -40,8 +46,11 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 	}
 	row(fmt.Sprintf("load (%d users)", in.AfterLoad.Users), in.BeforeLoad, in.AfterLoad)
 	soakName := "soak"
-	if in.AfterSoak != nil && in.BeforeSoak != nil {
+	switch {
+	case in.AfterSoak != nil && in.BeforeSoak != nil:
 		soakName = fmt.Sprintf("soak (%d users; before %.0f min, after %.0f min)", in.AfterSoak.Users, in.BeforeSoak.ElapsedSecs/60, in.AfterSoak.ElapsedSecs/60)
+	case in.AfterSoak != nil:
+		soakName = fmt.Sprintf("soak (%d users, %.0f min)", in.AfterSoak.Users, in.AfterSoak.ElapsedSecs/60)
 	}
 	row(soakName, in.BeforeSoak, in.AfterSoak)
 
