@@ -48,6 +48,9 @@ type Config struct {
 	// AllowClientNames lets a client's displayName win over its ID token's
 	// name (ROOMLEASE_CLIENT_NAMES=allow; default identity).
 	AllowClientNames bool
+	// MinClientVersions are the oldest client versions the API serves
+	// (ROOMLEASE_MIN_CLIENT_VERSION; none by default).
+	MinClientVersions httpapi.MinClientVersions
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
