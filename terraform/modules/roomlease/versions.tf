@@ -1,18 +1,19 @@
 terraform {
   # The tests in tests/ use mock_provider and override_resource, which
-  # `terraform test` has since 1.7. scripts/check-terraform runs with 1.11.
+  # `terraform test` has since 1.7; removed blocks (examples/basic) need 1.7
+  # too. scripts/check-terraform runs with 1.11.
   required_version = ">= 1.7"
 
   required_providers {
-    # The only provider. In particular no archive provider: scripts/deploy
-    # builds the source zip, so what is uploaded is exactly what was built.
+    # The only provider. In particular no archive provider (scripts/deploy
+    # builds the source zip, so what is uploaded is exactly what was built)
+    # and no random provider (the lease-token key comes in as a variable).
     #
-    # Exactly the version the offline checks use (its schema is
-    # ../shared/terraform/google-provider-7.45.0.schema.json) and the one
-    # the tests were run against. No lock file is committed (see
-    # .gitignore), so a range here would let `terraform init` pick a
-    # provider nobody checked. Upgrade deliberately: the schema file, this
-    # line and tools/tfstub/checks.go together.
+    # Exactly the version the offline checks use (its trimmed schema is
+    # tools/tfstub/schema/google-7.45.0.json) and the one the tests were run
+    # against. Upgrade deliberately: the schema file (regenerate it with
+    # tools/tfstub/regenerate-schema), this line, examples/basic and
+    # tools/tfstub/checks.go together.
     google = {
       source  = "hashicorp/google"
       version = "7.45.0"
@@ -20,15 +21,6 @@ terraform {
   }
 }
 
-provider "google" {
-  project = var.project_id
-  region  = var.region
-
-  # Some APIs (Firebase Rules among them) refuse calls made with user
-  # credentials, as from `gcloud auth application-default login`, unless the
-  # call names a quota project. These two make every call name this
-  # project. That in turn needs serviceusage and cloudresourcemanager
-  # enabled in it (apis.tf, and the first step in docs/operations.md).
-  user_project_override = true
-  billing_project       = var.project_id
-}
+# No provider block: this is a module. The caller configures the provider
+# (examples/basic shows how, with the quota-project settings some APIs need)
+# and passes it in, so one root can hold several instances.
