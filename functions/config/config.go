@@ -249,7 +249,7 @@ const DefaultDatabase = httpapi.DefaultDatabase
 
 // DatabaseIDPattern is Firestore's rule for a named database: 4–63
 // characters, lowercase letters, digits and hyphens, starting with a letter
-// and not ending with a hyphen. terraform/variables.tf checks database_id
+// and not ending with a hyphen. terraform/modules/roomlease/variables.tf checks database_id
 // with the same pattern (a test there keeps them equal), so that a value
 // Terraform accepts never stops the functions at start-up.
 const DatabaseIDPattern = `^[a-z][a-z0-9-]{2,61}[a-z0-9]$`
