@@ -283,7 +283,7 @@ func runCost(_ context.Context, o harness.Options) error {
 		hb := 3600 / r.HeartbeatSecs
 		r.Reads, r.Writes, r.RenewWhenLeft = hb*hbR+joinR+leaveR, hb*hbW+joinW+leaveW, 1
 	}
-	d, err := ReadSweepDeployment("terraform")
+	d, err := ReadSweepDeployment("terraform/modules/roomlease")
 	if err != nil {
 		return err
 	}

@@ -25,37 +25,37 @@ locals {
     cleanup_lag = {
       field        = "cleanupLagMaxSeconds"
       unit         = "s"
-      display_name = "roomlease sweep: cleanup lag (max per run)"
+      display_name = "${var.name_prefix} sweep: cleanup lag (max per run)"
       description  = "Per sweep run, the longest time between a deleted room's last departure and its deletion (the empty-room grace included)."
     }
     oldest_eligible_room_age = {
       field        = "oldestEligibleRoomAgeSeconds"
       unit         = "s"
-      display_name = "roomlease sweep: oldest eligible room age"
+      display_name = "${var.name_prefix} sweep: oldest eligible room age"
       description  = "Per sweep run, how long the oldest room that may be torn down has been waiting, measured after the run."
     }
     generation_conflicts = {
       field        = "generationConflicts"
       unit         = "1"
-      display_name = "roomlease sweep: generation conflicts per run"
+      display_name = "${var.name_prefix} sweep: generation conflicts per run"
       description  = "Per sweep run, teardown or expiry steps that found a newer generation and did nothing."
     }
     failed_steps = {
       field        = "failedSteps"
       unit         = "1"
-      display_name = "roomlease sweep: failed steps per run"
+      display_name = "${var.name_prefix} sweep: failed steps per run"
       description  = "Per sweep run, steps of a pass that failed to read or write (a failed step ends its pass; nothing is deleted without proof)."
     }
     rooms_purged = {
       field        = "roomsPurged"
       unit         = "1"
-      display_name = "roomlease sweep: rooms purged per run"
+      display_name = "${var.name_prefix} sweep: rooms purged per run"
       description  = "Per sweep run, teardowns whose documents under the room were all deleted."
     }
     skipped_documents = {
       field        = "skippedDocuments"
       unit         = "1"
-      display_name = "roomlease sweep: skipped documents per run"
+      display_name = "${var.name_prefix} sweep: skipped documents per run"
       description  = "Per sweep run, listed documents that are not presence data (another app's data in a shared collection group, a hand edit); each is logged with its path."
     }
   }
@@ -67,7 +67,7 @@ resource "google_logging_metric" "sweep" {
   for_each = local.sweep_distributions
 
   project     = var.project_id
-  name        = "roomlease/sweep_${each.key}"
+  name        = "${var.name_prefix}/sweep_${each.key}"
   description = each.value.description
   filter      = local.sweep_report_filter
 
@@ -105,7 +105,7 @@ resource "google_logging_metric" "sweep" {
 # Counts runs, so that silence (no runs at all) can be alerted on.
 resource "google_logging_metric" "sweep_runs" {
   project     = var.project_id
-  name        = "roomlease/sweep_runs"
+  name        = "${var.name_prefix}/sweep_runs"
   description = "Sweep runs that completed and reported."
   filter      = local.sweep_report_filter
 
@@ -117,7 +117,7 @@ resource "google_logging_metric" "sweep_runs" {
     metric_kind  = "DELTA"
     value_type   = "INT64"
     unit         = "1"
-    display_name = "roomlease sweep: runs"
+    display_name = "${var.name_prefix} sweep: runs"
 
     labels {
       key         = "mode"
@@ -143,7 +143,7 @@ locals {
 # grow by design; these two alerts look at enforce-mode runs only.
 resource "google_monitoring_alert_policy" "cleanup_lag" {
   project               = var.project_id
-  display_name          = "roomlease: cleanup lag above target"
+  display_name          = "${var.name_prefix}: cleanup lag above target"
   combiner              = "OR"
   severity              = "WARNING"
   notification_channels = var.notification_channels
@@ -169,7 +169,7 @@ resource "google_monitoring_alert_policy" "cleanup_lag" {
   }
 
   documentation {
-    subject   = "roomlease: empty rooms are deleted late"
+    subject   = "${var.name_prefix}: empty rooms are deleted late"
     mime_type = "text/markdown"
     content   = "Empty rooms wait more than ${var.cleanup_lag_target_seconds}s after their grace before the sweeper deletes them. See \"Rising cleanup lag\" in ${local.runbook}."
   }
@@ -177,7 +177,7 @@ resource "google_monitoring_alert_policy" "cleanup_lag" {
 
 resource "google_monitoring_alert_policy" "oldest_eligible_room" {
   project               = var.project_id
-  display_name          = "roomlease: eligible room not torn down"
+  display_name          = "${var.name_prefix}: eligible room not torn down"
   combiner              = "OR"
   severity              = "ERROR"
   notification_channels = var.notification_channels
@@ -202,7 +202,7 @@ resource "google_monitoring_alert_policy" "oldest_eligible_room" {
   }
 
   documentation {
-    subject   = "roomlease: a room eligible for teardown is not being deleted"
+    subject   = "${var.name_prefix}: a room eligible for teardown is not being deleted"
     mime_type = "text/markdown"
     content   = "A room has been eligible for teardown for more than ${var.oldest_eligible_room_age_limit_seconds}s in enforce mode. See \"Rising cleanup lag\" and \"Failing sweep steps\" in ${local.runbook}."
   }
@@ -210,7 +210,7 @@ resource "google_monitoring_alert_policy" "oldest_eligible_room" {
 
 resource "google_monitoring_alert_policy" "failed_steps" {
   project               = var.project_id
-  display_name          = "roomlease: sweep steps failing"
+  display_name          = "${var.name_prefix}: sweep steps failing"
   combiner              = "OR"
   severity              = "ERROR"
   notification_channels = var.notification_channels
@@ -237,7 +237,7 @@ resource "google_monitoring_alert_policy" "failed_steps" {
   }
 
   documentation {
-    subject   = "roomlease: the sweeper keeps failing steps"
+    subject   = "${var.name_prefix}: the sweeper keeps failing steps"
     mime_type = "text/markdown"
     content   = "Sweep runs keep failing to read or write Firestore (failedSteps). Nothing is deleted without proof while this lasts (teardown fails closed), so expired leases and empty rooms accumulate. See \"Failing sweep steps\" in ${local.runbook}."
   }
@@ -245,7 +245,7 @@ resource "google_monitoring_alert_policy" "failed_steps" {
 
 resource "google_monitoring_alert_policy" "generation_conflicts" {
   project               = var.project_id
-  display_name          = "roomlease: generation-conflict spike"
+  display_name          = "${var.name_prefix}: generation-conflict spike"
   combiner              = "OR"
   severity              = "WARNING"
   notification_channels = var.notification_channels
@@ -269,7 +269,7 @@ resource "google_monitoring_alert_policy" "generation_conflicts" {
   }
 
   documentation {
-    subject   = "roomlease: many sweeper steps lose to concurrent changes"
+    subject   = "${var.name_prefix}: many sweeper steps lose to concurrent changes"
     mime_type = "text/markdown"
     content   = "A sweep run found more than ${var.generation_conflict_spike_threshold} rooms or sessions whose generation changed under it. See \"A spike in generation conflicts\" in ${local.runbook}."
   }
@@ -277,7 +277,7 @@ resource "google_monitoring_alert_policy" "generation_conflicts" {
 
 resource "google_monitoring_alert_policy" "sweeper_silent" {
   project               = var.project_id
-  display_name          = "roomlease: sweeper not reporting"
+  display_name          = "${var.name_prefix}: sweeper not reporting"
   combiner              = "OR"
   severity              = "ERROR"
   notification_channels = var.notification_channels
@@ -297,8 +297,19 @@ resource "google_monitoring_alert_policy" "sweeper_silent" {
   }
 
   documentation {
-    subject   = "roomlease: the sweeper has stopped"
+    subject   = "${var.name_prefix}: the sweeper has stopped"
     mime_type = "text/markdown"
-    content   = "No sweep run has reported for 10 minutes: leases are not expired and rooms are not torn down. Check the Cloud Scheduler job roomlease-sweep and the roomlease-sweep function's logs. See ${local.runbook}."
+    content   = "No sweep run has reported for 10 minutes: leases are not expired and rooms are not torn down. Check the Cloud Scheduler job ${google_cloud_scheduler_job.sweep.name} and the ${local.sweep_name} function's logs. See ${local.runbook}."
+  }
+}
+
+# Alerts without channels open incidents in the console and tell nobody. That
+# is the default (there is no channel to default to), so say it at every plan
+# and apply rather than let an operator find out during an outage. A check
+# only warns: a staging instance may want no notifications.
+check "alerts_notify_someone" {
+  assert {
+    condition     = length(var.notification_channels) > 0
+    error_message = "notification_channels is empty: the ${var.name_prefix} alert policies will open incidents but notify nobody. Set notification_channels (docs/operations.md, \"Alerts\")."
   }
 }

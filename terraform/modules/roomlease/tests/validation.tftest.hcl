@@ -8,6 +8,10 @@ mock_provider "google" {
 variables {
   project_id     = "roomlease-test"
   source_archive = "tests/fixtures/empty-source.zip"
+
+  # With no channel, the check alerts_notify_someone fails, and a failed
+  # check fails a test run; the run that expects it is in functions.tftest.hcl.
+  notification_channels = ["projects/roomlease-test/notificationChannels/123"]
 }
 
 run "defaults_plan" {
@@ -166,4 +170,89 @@ run "rejects_fractional_auth_lookup_burst" {
   command = plan
   variables { auth_lookup_burst = 1.5 }
   expect_failures = [var.auth_lookup_burst]
+}
+
+run "rejects_a_prefix_too_long_for_service_accounts" {
+  command = plan
+  # "-scheduler" would make a 31-character service account id.
+  variables { name_prefix = "roomlease-staging-eu1" }
+  expect_failures = [var.name_prefix]
+}
+
+run "rejects_a_prefix_too_short_for_a_database" {
+  command = plan
+  variables { name_prefix = "rl" }
+  expect_failures = [google_cloudfunctions2_function.presence]
+}
+
+run "accepts_a_short_prefix_with_a_database_id" {
+  command = plan
+  variables {
+    name_prefix = "rl"
+    database_id = "rl-presence"
+  }
+}
+
+run "rejects_renewal_share_of_zero" {
+  command = plan
+  variables { renew_when_left = 0 }
+  expect_failures = [var.renew_when_left]
+}
+
+run "rejects_renewal_shorter_than_a_heartbeat" {
+  command = plan
+  # 0.2 * 15s = 3s, less than the 5s heartbeat.
+  variables { renew_when_left = 0.2 }
+  expect_failures = [google_cloudfunctions2_function.presence]
+}
+
+run "rejects_away_lease_shorter_than_lease" {
+  command = plan
+  variables { away_lease = "10s" }
+  expect_failures = [google_cloudfunctions2_function.presence]
+}
+
+run "rejects_typing_expiry_over_a_minute" {
+  command = plan
+  variables { typing_expiry = "2m" }
+  expect_failures = [google_cloudfunctions2_function.presence]
+}
+
+run "rejects_policy_cache_over_ten_minutes" {
+  command = plan
+  variables { policy_cache = "11m" }
+  expect_failures = [google_cloudfunctions2_function.presence]
+}
+
+run "rejects_sweep_batch_over_500" {
+  command = plan
+  variables { sweep_batch = 501 }
+  expect_failures = [var.sweep_batch]
+}
+
+run "rejects_unknown_client_names" {
+  command = plan
+  variables { client_names = "client" }
+  expect_failures = [var.client_names]
+}
+
+run "rejects_min_client_version_without_kind" {
+  command = plan
+  variables { min_client_versions = "0.2.0" }
+  expect_failures = [var.min_client_versions]
+}
+
+run "rejects_short_lease_token_key" {
+  command = plan
+  variables { lease_token_key = "short" }
+  expect_failures = [var.lease_token_key]
+}
+
+run "rejects_source_object_of_another_shape" {
+  command = plan
+  variables {
+    source_archive = null
+    source_object  = "latest.zip"
+  }
+  expect_failures = [var.source_object]
 }

@@ -87,18 +87,18 @@ locals {
 
   # The database every Firestore resource and both functions use. Reading the
   # name from the resource when we create it orders the resources after it.
-  database_id = var.create_database ? google_firestore_database.this[0].name : var.database_id
+  database_id = var.create_database ? google_firestore_database.this[0].name : local.database_name
 
   # Firebase names the rules release of the default database "cloud.firestore"
   # and that of a named database "cloud.firestore/<database>".
-  rules_release_name = var.database_id == "(default)" ? "cloud.firestore" : "cloud.firestore/${var.database_id}"
+  rules_release_name = local.database_name == "(default)" ? "cloud.firestore" : "cloud.firestore/${local.database_name}"
 }
 
 resource "google_firestore_database" "this" {
   count = var.create_database ? 1 : 0
 
   project     = var.project_id
-  name        = var.database_id
+  name        = local.database_name
   location_id = var.firestore_location
   type        = "FIRESTORE_NATIVE"
 
@@ -179,7 +179,7 @@ resource "google_firebaserules_ruleset" "firestore" {
   source {
     files {
       name    = "firestore.rules"
-      content = file("${path.module}/../firestore/firestore.rules")
+      content = file("${path.module}/../../../firestore/firestore.rules")
     }
   }
 

@@ -6,13 +6,17 @@
 # both entry points, and each function selects one.
 
 locals {
-  presence_name = "roomlease-presence"
-  sweep_name    = "roomlease-sweep"
+  presence_name = "${var.name_prefix}-presence"
+  sweep_name    = "${var.name_prefix}-sweep"
+
+  # The Firestore database: one per instance unless database_id says
+  # otherwise.
+  database_name = coalesce(var.database_id, var.name_prefix)
 
   # Settings both functions read. They share one configuration so that the
   # API and the sweeper can never disagree about the lease length or the
   # grace period; functions/config validates all of it at start-up.
-  common_env = {
+  common_env = merge({
     ROOMLEASE_PROJECT_ID         = var.project_id
     ROOMLEASE_DATABASE           = local.database_id
     ROOMLEASE_HEARTBEAT_INTERVAL = var.heartbeat_interval
@@ -36,7 +40,30 @@ locals {
     # The per-user caps (abuse limits).
     ROOMLEASE_MAX_SESSIONS_PER_USER = tostring(var.max_sessions_per_user)
     ROOMLEASE_MAX_ROOMS_PER_USER    = tostring(var.max_rooms_per_user)
-  }
+
+    # The rest of functions/config; every setting is a variable.
+    ROOMLEASE_REVISION_SHARDS        = tostring(var.revision_shards)
+    ROOMLEASE_MAX_STATE_BYTES        = tostring(var.max_state_bytes)
+    ROOMLEASE_AWAY_LEASE             = var.away_lease
+    ROOMLEASE_AWAY_HEARTBEAT         = var.away_heartbeat
+    ROOMLEASE_RECENTLY_LEFT          = var.recently_left
+    ROOMLEASE_TYPING_EXPIRY          = var.typing_expiry
+    ROOMLEASE_CLOSING_RETENTION      = var.closing_retention
+    ROOMLEASE_ARCHIVE_RECEIPTS       = tostring(var.archive_receipts)
+    ROOMLEASE_CLIENT_NAMES           = var.client_names
+    ROOMLEASE_POLICY_CACHE           = var.policy_cache
+    ROOMLEASE_REVOCATION_CHECK_EVERY = var.revocation_check_every
+    ROOMLEASE_STATE_RATE_LIMIT       = tostring(var.state_rate_limit)
+    ROOMLEASE_STATE_RATE_BURST       = tostring(var.state_rate_burst)
+    ROOMLEASE_SWEEP_MAX_PAUSE        = var.sweep_max_pause
+    ROOMLEASE_SWEEP_BATCH            = tostring(var.sweep_batch)
+    }, var.renew_when_left == null ? {} : {
+    # Unset means the server's default: one heartbeat interval's share.
+    ROOMLEASE_RENEW_WHEN_LEFT = tostring(var.renew_when_left)
+    }, var.min_client_versions == "" ? {} : {
+    # Unset means "serve every client version", which is the default.
+    ROOMLEASE_MIN_CLIENT_VERSION = var.min_client_versions
+  })
 
   sweep_env = merge(local.common_env, {
     ROOMLEASE_SWEEP_BUDGET = var.sweep_budget
@@ -56,6 +83,14 @@ locals {
       record_horizon     = var.record_horizon
       session_retention  = var.session_retention
       sweep_budget       = var.sweep_budget
+      away_lease         = var.away_lease
+      away_heartbeat     = var.away_heartbeat
+      recently_left      = var.recently_left
+      typing_expiry      = var.typing_expiry
+      closing_retention  = var.closing_retention
+      policy_cache       = var.policy_cache
+      revocation_check   = var.revocation_check_every
+      sweep_max_pause    = var.sweep_max_pause
     } :
     name => sum([
       for part in regexall("([0-9]+(?:\\.[0-9]+)?)(ns|us|µs|ms|s|m|h)", d) :
@@ -74,8 +109,8 @@ locals {
 
 resource "google_service_account" "presence" {
   project      = var.project_id
-  account_id   = "roomlease-presence"
-  display_name = "roomlease Presence function"
+  account_id   = "${var.name_prefix}-presence"
+  display_name = "${var.name_prefix} Presence function"
   description  = "Runs the client API: reads and writes presence documents in Firestore."
 
   depends_on = [google_project_service.enabled]
@@ -83,8 +118,8 @@ resource "google_service_account" "presence" {
 
 resource "google_service_account" "sweep" {
   project      = var.project_id
-  account_id   = "roomlease-sweep"
-  display_name = "roomlease Sweep function"
+  account_id   = "${var.name_prefix}-sweep"
+  display_name = "${var.name_prefix} Sweep function"
   description  = "Runs the sweeper: expires leases and tears down empty rooms in Firestore."
 
   depends_on = [google_project_service.enabled]
@@ -92,8 +127,8 @@ resource "google_service_account" "sweep" {
 
 resource "google_service_account" "build" {
   project      = var.project_id
-  account_id   = "roomlease-build"
-  display_name = "roomlease function builds"
+  account_id   = "${var.name_prefix}-build"
+  display_name = "${var.name_prefix} function builds"
   description  = "Cloud Build identity that turns the source archive into the functions' images."
 
   depends_on = [google_project_service.enabled]
@@ -131,7 +166,7 @@ locals {
   firestore_database_resource = "projects/${var.project_id}/databases/${local.database_id}"
 
   firestore_condition = {
-    title       = "roomlease database only"
+    title       = "${var.name_prefix} database only"
     description = "Firestore access limited to the database roomlease uses."
     expression  = "resource.name == \"${local.firestore_database_resource}\""
   }
@@ -216,7 +251,7 @@ resource "google_project_iam_member" "sweep_firestore" {
 resource "google_artifact_registry_repository" "functions" {
   project       = var.project_id
   location      = var.region
-  repository_id = "roomlease-functions"
+  repository_id = "${var.name_prefix}-functions"
   format        = "DOCKER"
   description   = "Images of the roomlease functions, built by Cloud Build."
   labels        = { app = "roomlease" }
@@ -262,7 +297,7 @@ resource "google_project_iam_member" "build_sources" {
   member  = google_service_account.build.member
 
   condition {
-    title       = "roomlease build sources only"
+    title       = "${var.name_prefix} build sources only"
     description = "Objects in roomlease's source bucket and Cloud Functions' source buckets."
     expression = join(" || ", [
       "resource.name == \"projects/_/buckets/${google_storage_bucket.source.name}\"",
@@ -315,6 +350,16 @@ resource "google_cloudfunctions2_function" "presence" {
     timeout_seconds                  = 30
 
     environment_variables = local.common_env
+
+    dynamic "secret_environment_variables" {
+      for_each = local.lease_token_secrets
+      content {
+        key        = secret_environment_variables.key
+        project_id = var.project_id
+        secret     = secret_environment_variables.value
+        version    = "latest"
+      }
+    }
   }
 
   # The rules of presence.Settings.Validate, checked at plan time. They sit
@@ -342,6 +387,48 @@ resource "google_cloudfunctions2_function" "presence" {
       condition     = local.duration_seconds.session_retention >= 3600
       error_message = "session_retention (${var.session_retention}) must be at least 1h."
     }
+    precondition {
+      # A client heartbeating on schedule must never see its lease end.
+      condition     = var.renew_when_left == null || coalesce(var.renew_when_left, 1) * local.duration_seconds.lease >= local.duration_seconds.heartbeat_interval
+      error_message = "renew_when_left (${coalesce(var.renew_when_left, 0)}) times lease (${var.lease}) must be at least heartbeat_interval (${var.heartbeat_interval})."
+    }
+    precondition {
+      condition     = local.duration_seconds.away_heartbeat >= local.duration_seconds.heartbeat_interval
+      error_message = "away_heartbeat (${var.away_heartbeat}) must be at least heartbeat_interval (${var.heartbeat_interval})."
+    }
+    precondition {
+      condition = (
+        local.duration_seconds.away_lease >= local.duration_seconds.lease &&
+        local.duration_seconds.away_lease >= 2 * local.duration_seconds.away_heartbeat &&
+        local.duration_seconds.away_lease <= 3600
+      )
+      error_message = "away_lease (${var.away_lease}) must be at least lease (${var.lease}) and twice away_heartbeat (${var.away_heartbeat}), and at most 1h."
+    }
+    precondition {
+      condition     = local.duration_seconds.recently_left <= 3600
+      error_message = "recently_left (${var.recently_left}) must be at most 1h."
+    }
+    precondition {
+      condition     = local.duration_seconds.typing_expiry >= 1 && local.duration_seconds.typing_expiry <= 60
+      error_message = "typing_expiry (${var.typing_expiry}) must be between 1s and 1m."
+    }
+    precondition {
+      condition     = local.duration_seconds.closing_retention >= 3600
+      error_message = "closing_retention (${var.closing_retention}) must be at least 1h."
+    }
+    precondition {
+      condition     = local.duration_seconds.policy_cache <= 600
+      error_message = "policy_cache (${var.policy_cache}) must be at most 10m."
+    }
+    precondition {
+      condition     = local.duration_seconds.revocation_check > 0 && local.duration_seconds.revocation_check <= 60
+      error_message = "revocation_check_every (${var.revocation_check_every}) must be more than 0 and at most 1m."
+    }
+    precondition {
+      # The database name defaults to name_prefix, whose rules are looser.
+      condition     = local.database_name == "(default)" || can(regex("^[a-z][a-z0-9-]{2,61}[a-z0-9]$", local.database_name))
+      error_message = "The Firestore database id \"${local.database_name}\" (database_id, or name_prefix when database_id is unset) must be 4-63 lowercase letters, digits and hyphens; set database_id for a name_prefix shorter than 4."
+    }
   }
 
   # The build needs its grants, and the sweeper's queries need their
@@ -356,6 +443,8 @@ resource "google_cloudfunctions2_function" "presence" {
     google_project_service.enabled,
     google_project_iam_member.presence_firestore,
     google_project_iam_member.presence_auth_viewer,
+    google_secret_manager_secret_iam_member.lease_token_key,
+    google_secret_manager_secret_version.lease_token_key,
     google_project_iam_member.build_logs,
     google_project_iam_member.build_sources,
     google_artifact_registry_repository_iam_member.build_push,
@@ -409,6 +498,16 @@ resource "google_cloudfunctions2_function" "sweep" {
     timeout_seconds    = var.sweep_timeout_seconds
 
     environment_variables = local.sweep_env
+
+    dynamic "secret_environment_variables" {
+      for_each = local.lease_token_secrets
+      content {
+        key        = secret_environment_variables.key
+        project_id = var.project_id
+        secret     = secret_environment_variables.value
+        version    = "latest"
+      }
+    }
   }
 
   lifecycle {
@@ -425,6 +524,8 @@ resource "google_cloudfunctions2_function" "sweep" {
   depends_on = [
     google_project_service.enabled,
     google_project_iam_member.sweep_firestore,
+    google_secret_manager_secret_iam_member.lease_token_key,
+    google_secret_manager_secret_version.lease_token_key,
     google_project_iam_member.build_logs,
     google_project_iam_member.build_sources,
     google_artifact_registry_repository_iam_member.build_push,

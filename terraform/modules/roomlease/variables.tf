@@ -1,12 +1,28 @@
-# Inputs. Only project_id and source_archive have no default; scripts/deploy
-# supplies both. The presence settings mirror functions/presence.Settings and
-# are checked here with the same rules the functions apply at start-up
-# (format in the validations below, relations between settings in the
-# preconditions in functions.tf), so a bad value fails `terraform plan`
+# Inputs. Only project_id has no default. The presence settings mirror
+# functions/config (docs/settings.md names each variable's environment
+# variable) and are checked here with the same rules the functions apply at
+# start-up (format in the validations below, relations between settings in
+# the preconditions in functions.tf), so a bad value fails `terraform plan`
 # instead of crash-looping a deployed function.
 #
 # Durations are Go duration strings ("5s", "1m30s", "720h"), because that is
 # what the functions parse.
+
+# --- Which instance --------------------------------------------------------
+
+variable "name_prefix" {
+  description = "Prefix of every name this module gives a resource: functions, service accounts, buckets, the scheduler job, the artifact repository, metrics, alert policies, the lease-token secret and (unless database_id is set) the Firestore database. Two instances in one project need two prefixes (\"staging\", \"prod\"). The default reproduces the names of a deployment made before the module existed."
+  type        = string
+  default     = "roomlease"
+
+  validation {
+    # Service account ids are 6-30 characters and "-scheduler" is the
+    # longest suffix: 20 characters are left for the prefix. Bucket names
+    # add the project id (at most 30) and "-source": 58 of 63.
+    condition     = can(regex("^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$", var.name_prefix))
+    error_message = "name_prefix must be 1-20 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen (service account ids derived from it are limited to 30 characters)."
+  }
+}
 
 # --- Where ----------------------------------------------------------------
 
@@ -48,12 +64,12 @@ variable "create_database" {
 }
 
 variable "database_id" {
-  description = "Firestore database the functions use (ROOMLEASE_DATABASE), and that the TTL policies, indexes, rules and the functions' IAM grants apply to."
+  description = "Firestore database the functions use (ROOMLEASE_DATABASE), and that the TTL policies, indexes, rules and the functions' IAM grants apply to. Default (null): name_prefix, so that every instance has a database of its own."
   type        = string
-  default     = "roomlease"
+  default     = null
 
   validation {
-    condition     = var.database_id == "(default)" || can(regex("^[a-z][a-z0-9-]{2,61}[a-z0-9]$", var.database_id))
+    condition     = var.database_id == null || var.database_id == "(default)" || can(regex("^[a-z][a-z0-9-]{2,61}[a-z0-9]$", coalesce(var.database_id, "x")))
     error_message = "database_id must be \"(default)\" or 4-63 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen."
   }
 }
@@ -71,13 +87,33 @@ variable "firestore_location" {
 
 # --- Build ----------------------------------------------------------------
 
+# The source. Plan and apply of new code take source_archive; everything
+# else (destroy, import, a plan or apply of settings with the code as
+# deployed) works with source_object, the name already in the bucket
+# (`terraform output -raw source_object_name`), and no archive at all. The
+# object's name is the archive's MD5, so the same code gives the same name
+# and a deploy of unchanged code uploads and rebuilds nothing
+# (docs/operations.md, "The source archive").
+
 variable "source_archive" {
-  description = "Path of the zip that scripts/deploy builds: the root package, functions/, go.mod and go.sum."
+  description = "Path of a zip that scripts/deploy builds (the root package, functions/, go.mod and go.sum), to upload and build the functions from. Null: build from source_object, which is already in the bucket."
   type        = string
+  default     = null
 
   validation {
-    condition     = endswith(var.source_archive, ".zip") && fileexists(var.source_archive)
+    condition     = var.source_archive == null || (endswith(coalesce(var.source_archive, "x"), ".zip") && fileexists(coalesce(var.source_archive, "/nonexistent")))
     error_message = "source_archive must name an existing .zip file; scripts/deploy builds it."
+  }
+}
+
+variable "source_object" {
+  description = "Name of the source object the functions run now (`terraform output -raw source_object_name`), used when source_archive is null: to plan or apply settings without building an archive. It must be the object already in this state; an earlier archive is redeployed by building it again (docs/operations.md, \"Rolling back\")."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.source_object == null || can(regex("^[a-z0-9-]+-source-[0-9a-f]{32}\\.zip$", coalesce(var.source_object, "x")))
+    error_message = "source_object must be the name of a source object the module uploaded, PREFIX-source-MD5.zip (terraform output -raw source_object_name)."
   }
 }
 
@@ -429,5 +465,209 @@ variable "auth_lookup_burst" {
   validation {
     condition     = var.auth_lookup_burst >= 1 && floor(var.auth_lookup_burst) == var.auth_lookup_burst
     error_message = "auth_lookup_burst must be a whole number of at least 1."
+  }
+}
+
+# --- More presence settings (both functions) --------------------------------
+#
+# The rest of functions/config, so that no setting needs an edit of
+# functions.tf. Relations between them (away lease against lease, renewal
+# share against heartbeat) are preconditions in functions.tf.
+
+variable "renew_when_left" {
+  description = "ROOMLEASE_RENEW_WHEN_LEFT: the share of the lease left at which the server asks clients to renew (renewAt). Null (the default): one heartbeat interval's share of the lease, heartbeat_interval / lease (1/3 at 5s / 15s). More than 0, at most 1 (1: every heartbeat renews); renew_when_left times lease must be at least heartbeat_interval."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.renew_when_left == null || (coalesce(var.renew_when_left, 1) > 0 && coalesce(var.renew_when_left, 1) <= 1)
+    error_message = "renew_when_left must be more than 0 and at most 1 (a share of the lease)."
+  }
+}
+
+variable "revision_shards" {
+  description = "ROOMLEASE_REVISION_SHARDS: documents a room's revision is spread over (1-64)."
+  type        = number
+  default     = 16
+
+  validation {
+    condition     = var.revision_shards >= 1 && var.revision_shards <= 64 && floor(var.revision_shards) == var.revision_shards
+    error_message = "revision_shards must be a whole number from 1 to 64."
+  }
+}
+
+variable "max_state_bytes" {
+  description = "ROOMLEASE_MAX_STATE_BYTES: a participant's state as compact JSON (2 to 3072)."
+  type        = number
+  default     = 1024
+
+  validation {
+    condition     = var.max_state_bytes >= 2 && var.max_state_bytes <= 3072 && floor(var.max_state_bytes) == var.max_state_bytes
+    error_message = "max_state_bytes must be a whole number from 2 to 3072."
+  }
+}
+
+variable "away_lease" {
+  description = "ROOMLEASE_AWAY_LEASE: the lease of a session that is away. At least lease and twice away_heartbeat, at most 1h."
+  type        = string
+  default     = "2m"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.away_lease))
+    error_message = "away_lease must be a positive Go duration such as \"2m\"."
+  }
+}
+
+variable "away_heartbeat" {
+  description = "ROOMLEASE_AWAY_HEARTBEAT: the heartbeat interval told to a session that is away. At least heartbeat_interval."
+  type        = string
+  default     = "50s"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.away_heartbeat))
+    error_message = "away_heartbeat must be a positive Go duration such as \"50s\"."
+  }
+}
+
+variable "recently_left" {
+  description = "ROOMLEASE_RECENTLY_LEFT: how long a user whose roster entry went is shown in recentlyLeft (0s to 1h; 0s records none)."
+  type        = string
+  default     = "2m"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.recently_left))
+    error_message = "recently_left must be a Go duration such as \"2m\" (\"0s\" for none)."
+  }
+}
+
+variable "typing_expiry" {
+  description = "ROOMLEASE_TYPING_EXPIRY: how long a typing signal shows without renewal (1s to 1m)."
+  type        = string
+  default     = "7s"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.typing_expiry))
+    error_message = "typing_expiry must be a Go duration such as \"7s\"."
+  }
+}
+
+variable "closing_retention" {
+  description = "ROOMLEASE_CLOSING_RETENTION: how long closing records (and archived receipts) are kept. At least 1h."
+  type        = string
+  default     = "720h"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.closing_retention))
+    error_message = "closing_retention must be a Go duration such as \"720h\"."
+  }
+}
+
+variable "archive_receipts" {
+  description = "ROOMLEASE_ARCHIVE_RECEIPTS: at teardown, copy read receipts under the closing record instead of deleting them."
+  type        = bool
+  default     = false
+}
+
+variable "client_names" {
+  description = "ROOMLEASE_CLIENT_NAMES: identity (the ID token's name is shown when it has one) or allow (a client's displayName wins)."
+  type        = string
+  default     = "identity"
+
+  validation {
+    condition     = contains(["identity", "allow"], var.client_names)
+    error_message = "client_names must be identity or allow."
+  }
+}
+
+variable "policy_cache" {
+  description = "ROOMLEASE_POLICY_CACHE: how long an instance keeps a room's policy for heartbeats, typing and receipts (0s to 10m; 0s reads it every time). A user removed from a policy written without updatedAt is refused within this time; one with updatedAt is evicted by the sweeper within a pass."
+  type        = string
+  default     = "2m"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.policy_cache))
+    error_message = "policy_cache must be a Go duration such as \"10s\" (\"0s\" to read the policy every time)."
+  }
+}
+
+variable "revocation_check_every" {
+  description = "ROOMLEASE_REVOCATION_CHECK_EVERY: how long an instance trusts a user's Firebase Auth record (more than 0, at most 1m)."
+  type        = string
+  default     = "30s"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.revocation_check_every))
+    error_message = "revocation_check_every must be a positive Go duration such as \"30s\"."
+  }
+}
+
+variable "state_rate_limit" {
+  description = "ROOMLEASE_STATE_RATE_LIMIT: state updates per second per user, per instance (0: only rate_limit applies)."
+  type        = number
+  default     = 1
+
+  validation {
+    condition     = var.state_rate_limit >= 0
+    error_message = "state_rate_limit must be a number of updates per second, 0 or more."
+  }
+}
+
+variable "state_rate_burst" {
+  description = "ROOMLEASE_STATE_RATE_BURST: state updates a user may make at once, per instance, before state_rate_limit applies."
+  type        = number
+  default     = 5
+
+  validation {
+    condition     = var.state_rate_burst >= 1 && floor(var.state_rate_burst) == var.state_rate_burst
+    error_message = "state_rate_burst must be a whole number of at least 1."
+  }
+}
+
+variable "sweep_max_pause" {
+  description = "ROOMLEASE_SWEEP_MAX_PAUSE: the longest pause between the sweeper's passes when no deadline is due sooner."
+  type        = string
+  default     = "5s"
+
+  validation {
+    condition     = can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", var.sweep_max_pause))
+    error_message = "sweep_max_pause must be a positive Go duration such as \"5s\"."
+  }
+}
+
+variable "sweep_batch" {
+  description = "ROOMLEASE_SWEEP_BATCH: rows per step of a sweep pass (1-500)."
+  type        = number
+  default     = 200
+
+  validation {
+    condition     = var.sweep_batch >= 1 && var.sweep_batch <= 500 && floor(var.sweep_batch) == var.sweep_batch
+    error_message = "sweep_batch must be a whole number from 1 to 500."
+  }
+}
+
+# --- Releases ----------------------------------------------------------------
+
+variable "min_client_versions" {
+  description = "ROOMLEASE_MIN_CLIENT_VERSION: the oldest client versions the API serves, comma-separated KIND/VERSION (\"js/0.2.0,go/0.1.0\"). Older clients that send Roomlease-Client get 426 client_too_old; empty (the default) serves every version. docs/operations.md, \"Client compatibility\"."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.min_client_versions == "" || alltrue([for e in split(",", var.min_client_versions) : can(regex("^[a-z][a-z0-9-]{0,15}/[0-9]+\\.[0-9]+\\.[0-9]+$", trimspace(e)))])
+    error_message = "min_client_versions must be empty or a comma-separated list of KIND/MAJOR.MINOR.PATCH, such as \"js/0.2.0,go/0.1.0\"."
+  }
+}
+
+# --- The lease-token key -------------------------------------------------------
+
+variable "lease_token_key" {
+  description = "ROOMLEASE_LEASE_TOKEN_KEY: the HMAC key every instance of both functions signs and checks lease tokens with, at least 32 bytes (e.g. `openssl rand -base64 48`). Stored as a Secret Manager secret and given to both functions as a secret environment variable. Null: no secret, and the functions take the slower path that reads the session. Changing it invalidates the tokens clients hold (docs/operations.md, \"The lease-token key\")."
+  type        = string
+  default     = null
+  sensitive   = true
+
+  validation {
+    condition     = var.lease_token_key == null || length(coalesce(var.lease_token_key, "x")) >= 32
+    error_message = "lease_token_key must be at least 32 characters (openssl rand -base64 48 gives 64)."
   }
 }

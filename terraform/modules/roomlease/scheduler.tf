@@ -4,8 +4,8 @@
 
 resource "google_service_account" "scheduler" {
   project      = var.project_id
-  account_id   = "roomlease-scheduler"
-  display_name = "roomlease sweep scheduler"
+  account_id   = "${var.name_prefix}-scheduler"
+  display_name = "${var.name_prefix} sweep scheduler"
   description  = "Identity Cloud Scheduler presents to the Sweep function; it holds no other permission."
 
   depends_on = [google_project_service.enabled]
@@ -14,7 +14,7 @@ resource "google_service_account" "scheduler" {
 resource "google_cloud_scheduler_job" "sweep" {
   project     = var.project_id
   region      = var.region
-  name        = "roomlease-sweep"
+  name        = "${var.name_prefix}-sweep"
   description = "Runs the roomlease sweeper (lease expiry, room teardown)."
   schedule    = "* * * * *"
   time_zone   = "Etc/UTC"

@@ -11,7 +11,7 @@
 
 resource "google_logging_metric" "app_check_failures" {
   project     = var.project_id
-  name        = "roomlease/app_check_failures"
+  name        = "${var.name_prefix}/app_check_failures"
   description = "API requests without a valid App Check token: served in monitor mode, refused in enforce mode. Watch it fall to near zero before moving app_check_mode from monitor to enforce."
   filter = join(" AND ", [
     "resource.type=\"cloud_run_revision\"",
@@ -29,7 +29,7 @@ resource "google_logging_metric" "app_check_failures" {
     metric_kind  = "DELTA"
     value_type   = "INT64"
     unit         = "1"
-    display_name = "roomlease API: requests without a valid App Check token"
+    display_name = "${var.name_prefix} API: requests without a valid App Check token"
 
     labels {
       key         = "reason"

@@ -10,6 +10,10 @@ mock_provider "google" {
 variables {
   project_id     = "roomlease-test"
   source_archive = "tests/fixtures/empty-source.zip"
+
+  # With no channel, the check alerts_notify_someone fails, and a failed
+  # check fails a test run; the run that expects it is in functions.tftest.hcl.
+  notification_channels = ["projects/roomlease-test/notificationChannels/123"]
 }
 
 run "ttl_policy_on_every_collection_group" {
@@ -112,7 +116,7 @@ run "dedicated_database_by_default" {
   }
 
   assert {
-    condition     = google_firebaserules_ruleset.firestore.source[0].files[0].content == file("../firestore/firestore.rules")
+    condition     = google_firebaserules_ruleset.firestore.source[0].files[0].content == file("../../../firestore/firestore.rules")
     error_message = "The ruleset must be firestore/firestore.rules, verbatim."
   }
 

@@ -7,6 +7,10 @@ mock_provider "google" {
 variables {
   project_id     = "roomlease-test"
   source_archive = "tests/fixtures/empty-source.zip"
+
+  # With no channel, the check alerts_notify_someone fails, and a failed
+  # check fails a test run; the run that expects it is in functions.tftest.hcl.
+  notification_channels = ["projects/roomlease-test/notificationChannels/123"]
 }
 
 # Computed attributes of a mock are random strings; pinning the service
@@ -75,6 +79,23 @@ run "environment_from_variables" {
       ROOMLEASE_AUTH_LOOKUP_BURST     = "200"
       ROOMLEASE_MAX_SESSIONS_PER_USER = "10"
       ROOMLEASE_MAX_ROOMS_PER_USER    = "20"
+      # The rest of functions/config, at the functions' own defaults
+      # (ROOMLEASE_RENEW_WHEN_LEFT unset: the server derives it).
+      ROOMLEASE_REVISION_SHARDS        = "16"
+      ROOMLEASE_MAX_STATE_BYTES        = "1024"
+      ROOMLEASE_AWAY_LEASE             = "2m"
+      ROOMLEASE_AWAY_HEARTBEAT         = "50s"
+      ROOMLEASE_RECENTLY_LEFT          = "2m"
+      ROOMLEASE_TYPING_EXPIRY          = "7s"
+      ROOMLEASE_CLOSING_RETENTION      = "720h"
+      ROOMLEASE_ARCHIVE_RECEIPTS       = "false"
+      ROOMLEASE_CLIENT_NAMES           = "identity"
+      ROOMLEASE_POLICY_CACHE           = "2m"
+      ROOMLEASE_REVOCATION_CHECK_EVERY = "30s"
+      ROOMLEASE_STATE_RATE_LIMIT       = "1"
+      ROOMLEASE_STATE_RATE_BURST       = "5"
+      ROOMLEASE_SWEEP_MAX_PAUSE        = "5s"
+      ROOMLEASE_SWEEP_BATCH            = "200"
     })
     error_message = "Presence environment: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"
   }
@@ -390,5 +411,180 @@ run "app_check_failures_counted" {
       google_logging_metric.app_check_failures.metric_descriptor[0].value_type == "INT64"
     )
     error_message = "roomlease/app_check_failures must count the API's lines with an appCheck field, by reason and mode."
+  }
+}
+
+run "every_setting_reaches_both_functions" {
+  variables {
+    renew_when_left        = 0.8
+    revision_shards        = 32
+    max_state_bytes        = 2048
+    away_lease             = "3m"
+    away_heartbeat         = "1m"
+    recently_left          = "0s"
+    typing_expiry          = "5s"
+    closing_retention      = "48h"
+    archive_receipts       = true
+    client_names           = "allow"
+    policy_cache           = "0s"
+    revocation_check_every = "45s"
+    state_rate_limit       = 0
+    state_rate_burst       = 9
+    sweep_max_pause        = "2s"
+    sweep_batch            = 50
+    min_client_versions    = "js/0.2.0,go/0.1.0"
+  }
+
+  assert {
+    condition = alltrue([
+      for f in [google_cloudfunctions2_function.presence, google_cloudfunctions2_function.sweep] :
+      f.service_config[0].environment_variables["ROOMLEASE_RENEW_WHEN_LEFT"] == "0.8" &&
+      f.service_config[0].environment_variables["ROOMLEASE_REVISION_SHARDS"] == "32" &&
+      f.service_config[0].environment_variables["ROOMLEASE_MAX_STATE_BYTES"] == "2048" &&
+      f.service_config[0].environment_variables["ROOMLEASE_AWAY_LEASE"] == "3m" &&
+      f.service_config[0].environment_variables["ROOMLEASE_AWAY_HEARTBEAT"] == "1m" &&
+      f.service_config[0].environment_variables["ROOMLEASE_RECENTLY_LEFT"] == "0s" &&
+      f.service_config[0].environment_variables["ROOMLEASE_TYPING_EXPIRY"] == "5s" &&
+      f.service_config[0].environment_variables["ROOMLEASE_CLOSING_RETENTION"] == "48h" &&
+      f.service_config[0].environment_variables["ROOMLEASE_ARCHIVE_RECEIPTS"] == "true" &&
+      f.service_config[0].environment_variables["ROOMLEASE_CLIENT_NAMES"] == "allow" &&
+      f.service_config[0].environment_variables["ROOMLEASE_POLICY_CACHE"] == "0s" &&
+      f.service_config[0].environment_variables["ROOMLEASE_REVOCATION_CHECK_EVERY"] == "45s" &&
+      f.service_config[0].environment_variables["ROOMLEASE_STATE_RATE_LIMIT"] == "0" &&
+      f.service_config[0].environment_variables["ROOMLEASE_STATE_RATE_BURST"] == "9" &&
+      f.service_config[0].environment_variables["ROOMLEASE_SWEEP_MAX_PAUSE"] == "2s" &&
+      f.service_config[0].environment_variables["ROOMLEASE_SWEEP_BATCH"] == "50" &&
+      f.service_config[0].environment_variables["ROOMLEASE_MIN_CLIENT_VERSION"] == "js/0.2.0,go/0.1.0"
+    ])
+    error_message = "Every setting must reach both functions: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"
+  }
+}
+
+# --- The source archive ------------------------------------------------------
+
+run "first_deploy_uploads_the_archive" {
+  assert {
+    condition     = output.source_object_name == "roomlease-source-${filemd5("tests/fixtures/empty-source.zip")}.zip"
+    error_message = "The uploaded object must be named after the archive's MD5: ${output.source_object_name}"
+  }
+}
+
+# The deployed object's name, without the archive: nothing is uploaded, and
+# the functions' source stays what it was, so nothing is rebuilt.
+run "plan_without_archive_keeps_the_deployed_source" {
+  command = plan
+
+  variables {
+    source_archive = null
+    source_object  = run.first_deploy_uploads_the_archive.source_object_name
+  }
+
+  assert {
+    condition = alltrue([
+      for f in [google_cloudfunctions2_function.presence, google_cloudfunctions2_function.sweep] :
+      f.build_config[0].source[0].storage_source[0].object == run.first_deploy_uploads_the_archive.source_object_name
+    ])
+    error_message = "Without an archive, both functions must build from source_object."
+  }
+
+  assert {
+    # ignore_changes keeps the recorded source path instead of planning a
+    # change to null: the plan leaves the object exactly as it is.
+    condition     = google_storage_bucket_object.source.name == run.first_deploy_uploads_the_archive.source_object_name && google_storage_bucket_object.source.source == "tests/fixtures/empty-source.zip"
+    error_message = "Without an archive, the object must stay as deployed (same name, no change planned to its source)."
+  }
+}
+
+run "no_source_at_all_is_refused_at_plan" {
+  command = plan
+
+  variables {
+    source_archive = null
+  }
+
+  expect_failures = [google_storage_bucket_object.source]
+}
+
+# --- The lease-token key -----------------------------------------------------
+
+run "no_lease_token_key_no_secret" {
+  command = plan
+
+  assert {
+    condition = (
+      length(google_secret_manager_secret.lease_token_key) == 0 &&
+      length(google_secret_manager_secret_iam_member.lease_token_key) == 0 &&
+      length(google_project_service.secretmanager) == 0 &&
+      length(google_cloudfunctions2_function.presence.service_config[0].secret_environment_variables) == 0
+    )
+    error_message = "Without lease_token_key, nothing of Secret Manager is deployed."
+  }
+}
+
+run "lease_token_key_shared_by_both_functions" {
+  variables {
+    lease_token_key = "0123456789abcdef0123456789abcdef-test-key"
+  }
+
+  assert {
+    condition = (
+      google_secret_manager_secret.lease_token_key[0].secret_id == "roomlease-lease-token-key" &&
+      google_secret_manager_secret_version.lease_token_key[0].secret == google_secret_manager_secret.lease_token_key[0].id &&
+      google_project_service.secretmanager[0].service == "secretmanager.googleapis.com"
+    )
+    error_message = "The key must be a secret named after the prefix, with a version, and the Secret Manager API enabled."
+  }
+
+  assert {
+    condition = alltrue([
+      for f in [google_cloudfunctions2_function.presence, google_cloudfunctions2_function.sweep] :
+      length(f.service_config[0].secret_environment_variables) == 1 &&
+      f.service_config[0].secret_environment_variables[0].key == "ROOMLEASE_LEASE_TOKEN_KEY" &&
+      f.service_config[0].secret_environment_variables[0].secret == "roomlease-lease-token-key" &&
+      f.service_config[0].secret_environment_variables[0].version == "latest" &&
+      !contains(keys(f.service_config[0].environment_variables), "ROOMLEASE_LEASE_TOKEN_KEY")
+    ])
+    error_message = "Both functions must read the key from the secret, never from a plain environment variable."
+  }
+
+  assert {
+    condition = {
+      for k, m in google_secret_manager_secret_iam_member.lease_token_key : m.member => m.role
+      } == {
+      "serviceAccount:roomlease-presence@roomlease-test.iam.gserviceaccount.com" = "roles/secretmanager.secretAccessor"
+      "serviceAccount:roomlease-sweep@roomlease-test.iam.gserviceaccount.com"    = "roles/secretmanager.secretAccessor"
+    }
+    error_message = "Exactly the two runtime accounts may read the key."
+  }
+}
+
+# --- Notifications -----------------------------------------------------------
+
+run "alerts_without_channels_warn" {
+  command = plan
+
+  variables {
+    notification_channels = []
+  }
+
+  # A warning at plan and apply; under terraform test a failed check fails
+  # the run unless it is expected, which is how this asserts it fires.
+  expect_failures = [check.alerts_notify_someone]
+}
+
+# --- Instances -----------------------------------------------------------------
+
+run "every_name_derives_from_the_prefix" {
+  command = plan
+
+  variables {
+    name_prefix = "staging"
+  }
+
+  assert {
+    condition = alltrue(flatten([
+      for kind, names in output.names : [for n in names : startswith(n, "staging") || startswith(n, "roomlease-test-staging-") || n == "cloud.firestore/staging"]
+    ]))
+    error_message = "Every name must start with the prefix: ${jsonencode(output.names)}"
   }
 }
