@@ -2,7 +2,7 @@
 // database with short leases, the emulators). Each test watches the room
 // from a second user, a plain Node client, so that "no ghost" is what
 // another participant sees, not what the hook believes.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StrictMode, createElement as h } from 'react';
 import { getFirestore, connectFirestoreEmulator } from 'firebase/firestore';
@@ -10,7 +10,7 @@ import { createRoomleaseClient } from '@roomlease/client/node';
 import { RoomleaseProvider, useParticipants, useRoom, useTyping } from '@roomlease/react';
 import { storeFor } from '../src/store.js';
 import {
-  SLACK_MS, loadConfig, namesOf, newUser, recordingFetch, roomName, until,
+  SLACK_MS, namesOf, newUser, recordingFetch, roomName, stackSuite, until,
 } from '../../js/test/helpers.mjs';
 import { render, renderHook } from './render.mjs';
 
@@ -24,23 +24,15 @@ const hookJoins = (rec) => rec.of('join').length - rec.of('heartbeat').filter((c
 const sameNames = (a, b) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 
 describe('@roomlease/react against the stack', () => {
-  let config;
-  const cleanups = [];
-
-  before(async () => {
-    config = await loadConfig();
-  });
-
-  after(async () => {
-    for (const fn of cleanups.reverse()) await fn();
-  });
+  const suite = stackSuite();
+  const { cleanups } = suite;
 
   /** A signed-in user with a Node client whose API calls are recorded. */
   async function user({ fetch, clientOptions } = {}) {
-    const u = await newUser(config);
+    const u = await newUser(suite.config);
     const rec = recordingFetch(fetch);
     const client = createRoomleaseClient({
-      apiUrl: config.apiUrl, auth: u.auth, app: u.app, firestoreEmulator: u.firestoreEmulator, fetch: rec.fetch, ...clientOptions,
+      apiUrl: suite.config.apiUrl, auth: u.auth, app: u.app, firestoreEmulator: u.firestoreEmulator, fetch: rec.fetch, ...clientOptions,
     });
     cleanups.push(async () => {
       client.close();
@@ -213,6 +205,7 @@ describe('@roomlease/react against the stack', () => {
   test('a join the client refuses shows in status and error', { timeout: 60_000 }, async () => {
     // A Firestore instance on "(default)" while the server keeps its rooms
     // in a named database: the client refuses before joining anything.
+    const { config } = suite;
     const u = await newUser(config, { openFirestore: false });
     const firestore = getFirestore(u.app);
     connectFirestoreEmulator(firestore, u.firestoreEmulator.host, u.firestoreEmulator.port);
