@@ -1,5 +1,5 @@
 // Types for @roomlease/react.
-import type { ReactNode } from 'react';
+import type { ReactElement, ReactNode } from 'react';
 import type {
   DefaultState, Departure, Participant, Room, RoomleaseClient, RoomleaseError, RoomStatus, TypingSignal,
 } from '@roomlease/client';
@@ -17,7 +17,7 @@ export interface RoomleaseProviderProps {
 }
 
 /** Makes the client available to the hooks below it. */
-export declare function RoomleaseProvider(props: RoomleaseProviderProps): ReactNode;
+export declare function RoomleaseProvider(props: RoomleaseProviderProps): ReactElement;
 
 /** The client of the nearest RoomleaseProvider; throws without one. */
 export declare function useRoomleaseClient(): RoomleaseClient;
