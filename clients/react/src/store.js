@@ -64,14 +64,15 @@ class RoomHandle {
     this._typingOthers = EMPTY;
     // A leave of this room still in flight (an earlier handle's) goes
     // first: joining now would get that same Room back from the client
-    // (one Room per room id), just before the leave ends it.
+    // (one Room per room id), just before the leave ends it. A handle
+    // released meanwhile joins nothing.
     this.joined = store.leaving(roomId)
-      .then(() => store.client.join(roomId, {
+      .then(() => (this.released ? null : store.client.join(roomId, {
         ...(this.displayName ? { displayName: this.displayName } : {}),
         ...(state ? { state } : {}),
-      }))
+      })))
       .then((room) => {
-        if (!this.released) this._attach(room);
+        if (room && !this.released) this._attach(room);
         return room;
       }, (err) => {
         this.error = err;

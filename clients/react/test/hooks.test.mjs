@@ -102,6 +102,37 @@ describe('@roomlease/react against the stack', () => {
     assert.ok([...ada.client.rooms.values()].every((room) => room.isFinished), 'the Room is finished');
   });
 
+  test('mounted again while the last mount\'s join is in flight, the room ends up joined, not left', { timeout: 60_000 }, async () => {
+    const roomId = roomName('react-remount');
+    const watcher = await observer(roomId);
+    let letJoinGo;
+    const joinGate = new Promise((resolve) => { letJoinGo = resolve; });
+    let gated = true;
+    const ada = await user({
+      fetch: async (url, init) => {
+        if (gated && new URL(url).pathname.endsWith('/join')) await joinGate;
+        return fetch(url, init);
+      },
+    });
+    const first = renderHook(ada.client, () => useRoom(roomId, { displayName: 'Ada' }));
+    await until('the first join is on its way', () => ada.rec.of('join').length === 1, SLACK_MS);
+    first.unmount();
+    await until('the store let the room go', () => storeFor(ada.client).handle(roomId) === null, SLACK_MS);
+    // The client still holds that Room (joining): a new mount must not
+    // take it over, since the first mount's leave is about to end it.
+    const second = renderHook(ada.client, () => useRoom(roomId, { displayName: 'Ada' }));
+    await until('the second mount holds the room', () => storeFor(ada.client).handle(roomId) !== null, SLACK_MS);
+    gated = false;
+    letJoinGo();
+    await until('the first mount\'s leave was answered', () => ada.rec.of('leave').some((c) => c.status === 200), SLACK_MS);
+    await until('the second mount is joined', () => second.value?.status === 'joined', SLACK_MS);
+    await until('the observer sees Ada', () => sameNames(namesOf(watcher), ['Ada', 'Observer']), SLACK_MS);
+    assert.equal(ada.rec.of('join').length, 2, 'the second mount joined after the leave');
+    assert.equal(ada.rec.of('leave').length, 1);
+    second.unmount();
+    await until('the observer sees Ada gone', () => sameNames(namesOf(watcher), ['Observer']), SLACK_MS);
+  });
+
   test('two components share one join; the room is left after the last of them unmounts', { timeout: 60_000 }, async () => {
     const roomId = roomName('react-shared');
     const watcher = await observer(roomId);
