@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// Presence as terraform/ deploys it: one vCPU, 512 MiB, 80 requests at once.
+// Presence as terraform/modules/roomlease deploys it: one vCPU, 512 MiB, 80 requests at once.
 func TestReadPresenceDeployment(t *testing.T) {
-	d, err := ReadPresenceDeployment("../terraform")
+	d, err := ReadPresenceDeployment("../" + terraformModule)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 
 	p := in.Presence
 	fmt.Fprintf(&b, "\n#### Priced whole, per setting: US$ per 1 000 participant-hours, before → after\n\n"+
-		"Presence as `terraform/` deploys it: %.0f vCPU, %s, %d requests at once, billed per request (CPU only during requests). "+
+		"Presence as `terraform/modules/roomlease` deploys it: %.0f vCPU, %s, %d requests at once, billed per request (CPU only during requests). "+
 		"Instance time: each request holds its instance for its latency (the run's median heartbeat on the emulator) rounded up to %.0f ms; "+
 		"an instance is billed for the share of the hour in which it holds at least one (1 − e^(−λT)), at $%.6f per vCPU-second and $%.7f per GiB-second; "+
 		"instances enough to stay at %.0f %% of their CPU (at the measured CPU per request) and of their concurrency. Before free tiers.\n",
@@ -108,7 +108,7 @@ func CostMarkdown(in costInputs, f FixedCosts) string {
 	if d.CPUFromDefault {
 		cpuNote = "the default for " + d.Memory + "; no `available_cpu` is set"
 	}
-	b.WriteString("\n#### Fixed monthly costs (730 h), as `terraform/` deploys them\n\n")
+	b.WriteString("\n#### Fixed monthly costs (730 h), as `terraform/modules/roomlease` deploys them\n\n")
 	b.WriteString("| item | arithmetic | US$ per month |\n|---|---|---|\n")
 	fmt.Fprintf(&b, "| Sweep instance time | %s runs (one a minute) × %.0f s busy = %s s; × %.3f vCPU (%s) = %s vCPU-s × $%.6f; × %.3f GiB (%s) = %s GiB-s × $%.7f | **$%.2f** ($%.2f if the billing account's free %s vCPU-s and %s GiB-s are otherwise unused) |\n",
 		thousands(f.Requests), d.BudgetSeconds, thousands(f.BusySecondsPerMonth), d.VCPU, cpuNote, thousands(f.VCPUSeconds), CloudPrices.VCPUSecond,

@@ -243,11 +243,11 @@ func runCost(_ context.Context, o harness.Options) error {
 			return fmt.Errorf("cost needs %s (run scripts/bench settings load sweep first): %w", f.path, err)
 		}
 	}
-	d, err := ReadSweepDeployment("terraform")
+	d, err := ReadSweepDeployment(terraformModule)
 	if err != nil {
 		return err
 	}
-	if in.Presence, err = ReadPresenceDeployment("terraform"); err != nil {
+	if in.Presence, err = ReadPresenceDeployment(terraformModule); err != nil {
 		return err
 	}
 	if in.Settings, err = priceSettings(in.Presence, in.Before, in.After, in.BeforeLoad, in.AfterLoad); err != nil {
@@ -304,6 +304,10 @@ func thousands(v float64) string {
 // trafficLevels are the numbers of participants online around the clock
 // at which instance time is priced: it depends on how busy an instance is.
 var trafficLevels = []int{10, 1000}
+
+// terraformModule is where the deployment the costs follow is described
+// (its .tf files are read, not run).
+const terraformModule = "terraform/modules/roomlease"
 
 // beforeDir holds the "before" side of the comparison: the results of the
 // code before the lease token (commit 44580c2), with the same load

@@ -30,11 +30,11 @@ func TestComputeFixedCosts(t *testing.T) {
 	near("free bytes per point", f.FreeBytesPerPoint, 150*1048576/(43800*6.0))
 }
 
-// The deployment is read from terraform/ as it is: the sweeper's memory
+// The deployment is read from terraform/modules/roomlease as it is: the sweeper's memory
 // with the CPU that memory gets by default, the 55 s budget, one metric per
 // sweep distribution plus the run counter, the alert policies, one job.
 func TestReadSweepDeployment(t *testing.T) {
-	d, err := ReadSweepDeployment("../terraform")
+	d, err := ReadSweepDeployment("../terraform/modules/roomlease")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,41 +228,56 @@ func TestTerraform_Database(t *testing.T) {
 		if !ok {
 			t.Fatal("local.database_id not found")
 		}
-		for _, ref := range []string{"var.database_id", "var.create_database", "google_firestore_database.this[].name"} {
+		for _, ref := range []string{"local.database_name", "var.create_database", "google_firestore_database.this[].name"} {
 			if !exprReferences(id.Expr, ref) {
 				t.Errorf("local.database_id (%s) does not refer to %s", id.SrcRange, ref)
 			}
 		}
-		assertReferences(t, cfg.mustResource(t, "google_firestore_database", "this"), "name", "var.database_id")
+		assertReferences(t, cfg.mustResource(t, "google_firestore_database", "this"), "name", "local.database_name")
+		// database_id if set, else the instance's prefix.
+		name, ok := cfg.locals["database_name"]
+		if !ok {
+			t.Fatal("local.database_name not found")
+		}
+		for _, ref := range []string{"var.database_id", "var.name_prefix"} {
+			if !exprReferences(name.Expr, ref) {
+				t.Errorf("local.database_name (%s) does not refer to %s", name.SrcRange, ref)
+			}
+		}
 	})
 
 	// Terraform's check of database_id and the functions' check of
 	// ROOMLEASE_DATABASE must agree: an id Terraform accepts but the
-	// functions refuse would deploy functions that never start.
+	// functions refuse would deploy functions that never start. The id
+	// defaults to name_prefix, so its default must be a valid id too.
 	t.Run("SameIDRuleAsTheFunctions", func(t *testing.T) {
-		src, err := os.ReadFile("variables.tf")
+		path := filepath.Join(moduleDir, "variables.tf")
+		src, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, diags := hclparse.NewParser().ParseHCL(src, "variables.tf")
+		f, diags := hclparse.NewParser().ParseHCL(src, path)
 		if diags.HasErrors() {
 			t.Fatal(diags.Error())
 		}
-		var variable *hclsyntax.Block
+		var variable, prefix *hclsyntax.Block
 		for _, b := range f.Body.(*hclsyntax.Body).Blocks {
 			if b.Type == "variable" && len(b.Labels) == 1 && b.Labels[0] == "database_id" {
 				variable = b
 			}
+			if b.Type == "variable" && len(b.Labels) == 1 && b.Labels[0] == "name_prefix" {
+				prefix = b
+			}
 		}
-		if variable == nil {
-			t.Fatal(`variable "database_id" not found in variables.tf`)
+		if variable == nil || prefix == nil {
+			t.Fatal(`variable "database_id" or "name_prefix" not found in variables.tf`)
 		}
-		def, diags := variable.Body.Attributes["default"].Expr.Value(nil)
+		def, diags := prefix.Body.Attributes["default"].Expr.Value(nil)
 		if diags.HasErrors() || !def.Type().Equals(cty.String) {
-			t.Fatalf("var.database_id: the default must be a literal string (%s)", diags.Error())
+			t.Fatalf("var.name_prefix: the default must be a literal string (%s)", diags.Error())
 		}
 		if err := fnconfig.CheckDatabaseID(def.AsString()); err != nil {
-			t.Errorf("var.database_id's default: %v", err)
+			t.Errorf("var.name_prefix's default, the default database id: %v", err)
 		}
 		var conditions []string
 		for _, v := range variable.Body.Blocks {
@@ -286,6 +301,52 @@ func TestTerraform_Database(t *testing.T) {
 	})
 }
 
+// Every setting the functions read is one Terraform sets, so that none can
+// be changed only by editing the module. The exceptions are deliberate.
+func TestTerraform_EverySettingIsAVariable(t *testing.T) {
+	cfg := mustLoadConfig(t)
+	known := mustEnvNames(t, filepath.Join("..", "functions", "config"))
+	notSet := map[string]string{
+		"ROOMLEASE_SWEEP_INTERVAL":                "deprecated name of ROOMLEASE_SWEEP_MAX_PAUSE",
+		"ROOMLEASE_ALLOW_EMULATORS_IN_PRODUCTION": "a local-development escape hatch, never deployed",
+		"ROOMLEASE_LEASE_TOKEN_KEY":               "a secret: secret_environment_variables, from var.lease_token_key",
+	}
+	set := cfg.envNames(t)
+	for name := range known {
+		if !set[name] && notSet[name] == "" {
+			t.Errorf("functions/config reads %s, which local.common_env does not set: add a variable for it", name)
+		}
+	}
+}
+
+// The lease-token key reaches both functions as a secret, never as a plain
+// environment variable (which anyone with read access to the function sees).
+func TestTerraform_LeaseTokenKeyIsASecret(t *testing.T) {
+	cfg := mustLoadConfig(t)
+	if _, plain := cfg.mustObjectLocal(t, "common_env")["ROOMLEASE_LEASE_TOKEN_KEY"]; plain {
+		t.Error("local.common_env sets ROOMLEASE_LEASE_TOKEN_KEY in plain text")
+	}
+	secrets := cfg.mustObjectLocal(t, "lease_token_secrets")
+	if _, ok := secrets["ROOMLEASE_LEASE_TOKEN_KEY"]; !ok {
+		t.Error("local.lease_token_secrets does not map ROOMLEASE_LEASE_TOKEN_KEY")
+	}
+	for _, name := range []string{"presence", "sweep"} {
+		f := cfg.mustResource(t, "google_cloudfunctions2_function", name)
+		found := false
+		hclsyntax.VisitAll(f.block.Body, func(n hclsyntax.Node) hcl.Diagnostics {
+			if b, ok := n.(*hclsyntax.Block); ok && b.Type == "dynamic" && len(b.Labels) == 1 && b.Labels[0] == "secret_environment_variables" {
+				if a, ok := b.Body.Attributes["for_each"]; ok && exprReferences(a.Expr, "local.lease_token_secrets") {
+					found = true
+				}
+			}
+			return nil
+		})
+		if !found {
+			t.Errorf("%s: no secret_environment_variables built from local.lease_token_secrets", f.address())
+		}
+	}
+}
+
 // Every environment variable Terraform gives the functions must be one they
 // read (a constant of functions/config), and none may be a deprecated name.
 func TestTerraform_EnvironmentKnownToFunctions(t *testing.T) {
@@ -293,22 +354,7 @@ func TestTerraform_EnvironmentKnownToFunctions(t *testing.T) {
 	known := mustEnvNames(t, filepath.Join("..", "functions", "config"))
 	deprecated := []string{"ROOMLEASE_SWEEP_INTERVAL"} // now ROOMLEASE_SWEEP_MAX_PAUSE
 
-	set := map[string]bool{}
-	for name := range cfg.mustObjectLocal(t, "common_env") {
-		set[name] = true
-	}
-	// sweep_env = merge(local.common_env, { ... })
-	call, ok := cfg.locals["sweep_env"].Expr.(*hclsyntax.FunctionCallExpr)
-	if !ok || call.Name != "merge" {
-		t.Fatalf("local.sweep_env must be merge(local.common_env, {...})")
-	}
-	for _, arg := range call.Args {
-		if obj, ok := arg.(*hclsyntax.ObjectConsExpr); ok {
-			for name := range mustObjectItems(t, obj, "local.sweep_env") {
-				set[name] = true
-			}
-		}
-	}
+	set := cfg.envNames(t)
 	for name := range set {
 		if !known[name] {
 			t.Errorf("Terraform sets %s, which functions/config does not read", name)
@@ -320,9 +366,18 @@ func TestTerraform_EnvironmentKnownToFunctions(t *testing.T) {
 }
 
 // With user credentials the Firebase Rules API refuses calls that name no
-// quota project; terraform test cannot see provider settings, so this does.
+// quota project; terraform test cannot see provider settings, so this does,
+// for every root that configures the provider. The module itself has none.
 func TestTerraform_ProviderNamesQuotaProject(t *testing.T) {
-	cfg := mustLoadConfig(t)
+	if _, ok := mustLoadConfig(t).providers["google"]; ok {
+		t.Error("the module has a provider block; a module takes its provider from the caller")
+	}
+	for _, dir := range exampleDirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) { checkQuotaProject(t, mustLoadConfigIn(t, dir)) })
+	}
+}
+
+func checkQuotaProject(t *testing.T, cfg *config) {
 	p, ok := cfg.providers["google"]
 	if !ok {
 		t.Fatal("no provider \"google\" block")
@@ -346,6 +401,29 @@ func TestTerraform_ProjectIAMAfterAPIs(t *testing.T) {
 		}
 		assertReferences(t, r, "depends_on", "google_project_service.enabled")
 	}
+}
+
+// envNames returns the names of the environment variables Terraform gives
+// either function: local.common_env's and those sweep_env adds.
+func (c *config) envNames(t *testing.T) map[string]bool {
+	t.Helper()
+	set := map[string]bool{}
+	for name := range c.mustObjectLocal(t, "common_env") {
+		set[name] = true
+	}
+	// sweep_env = merge(local.common_env, { ... })
+	call, ok := c.locals["sweep_env"].Expr.(*hclsyntax.FunctionCallExpr)
+	if !ok || call.Name != "merge" {
+		t.Fatalf("local.sweep_env must be merge(local.common_env, {...})")
+	}
+	for _, arg := range call.Args {
+		if obj, ok := arg.(*hclsyntax.ObjectConsExpr); ok {
+			for name := range mustObjectItems(t, obj, "local.sweep_env") {
+				set[name] = true
+			}
+		}
+	}
+	return set
 }
 
 // --- Loading the configuration ---------------------------------------------
@@ -373,11 +451,21 @@ func (r *resource) blocks(typ string) []*hclsyntax.Block {
 	return out
 }
 
-// mustLoadConfig parses every .tf file in this directory (the root module;
-// subdirectories such as testdata are not part of it, as for Terraform).
+// Where the module and the roots that call it live.
+const moduleDir = "modules/roomlease"
+
+var exampleDirs = []string{"examples/basic", "examples/two-instances"}
+
+// mustLoadConfig parses the module's .tf files (its subdirectories, such as
+// tests, are not part of it, as for Terraform).
 func mustLoadConfig(tb testing.TB) *config {
 	tb.Helper()
-	paths, err := filepath.Glob("*.tf")
+	return mustLoadConfigIn(tb, moduleDir)
+}
+
+func mustLoadConfigIn(tb testing.TB, dir string) *config {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.tf"))
 	if err != nil || len(paths) == 0 {
 		tb.Fatalf("no .tf files found (err %v)", err)
 	}
@@ -408,18 +496,38 @@ func mustLoadConfig(tb testing.TB) *config {
 }
 
 // mustObjectLocal returns the items of a local written as an object
-// constructor ({ KEY = expr, ... }), by key.
+// constructor ({ KEY = expr, ... }), or built from some with merge() and
+// conditionals, by key.
 func (c *config) mustObjectLocal(tb testing.TB, name string) map[string]hclsyntax.Expression {
 	tb.Helper()
 	attr, ok := c.locals[name]
 	if !ok {
 		tb.Fatalf("local.%s not found", name)
 	}
-	obj, ok := attr.Expr.(*hclsyntax.ObjectConsExpr)
-	if !ok {
-		tb.Fatalf("local.%s (%s) must be an object constructor { ... }", name, attr.SrcRange)
+	items := map[string]hclsyntax.Expression{}
+	var collect func(e hclsyntax.Expression)
+	collect = func(e hclsyntax.Expression) {
+		switch e := e.(type) {
+		case *hclsyntax.ObjectConsExpr:
+			for k, v := range mustObjectItems(tb, e, "local."+name) {
+				items[k] = v
+			}
+		case *hclsyntax.FunctionCallExpr:
+			if e.Name != "merge" {
+				tb.Fatalf("local.%s: %s() at %s; only merge() of object constructors can be read", name, e.Name, e.Range())
+			}
+			for _, a := range e.Args {
+				collect(a)
+			}
+		case *hclsyntax.ConditionalExpr:
+			collect(e.TrueResult)
+			collect(e.FalseResult)
+		default:
+			tb.Fatalf("local.%s (%s) must be an object constructor { ... } or merge() of them", name, e.Range())
+		}
 	}
-	return mustObjectItems(tb, obj, "local."+name)
+	collect(attr.Expr)
+	return items
 }
 
 func mustObjectItems(tb testing.TB, obj *hclsyntax.ObjectConsExpr, what string) map[string]hclsyntax.Expression {

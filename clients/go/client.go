@@ -179,6 +179,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (se
 		return sent, received, err
 	}
 	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Roomlease-Client", "go/"+Version)
 	if c.appCheck != nil {
 		ac, err := c.appCheck(ctx)
 		if err != nil {

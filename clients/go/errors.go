@@ -25,6 +25,7 @@ var (
 	ErrInternal             = errors.New("roomlease: internal")               // 500: a server fault
 	ErrAppCheckFailed       = errors.New("roomlease: app_check_failed")       // 401: App Check enforced; no valid App Check token (see WithAppCheck)
 	ErrRateLimited          = errors.New("roomlease: rate_limited")           // 429: too many requests from this user; retry after APIError.RetryAfter
+	ErrClientTooOld         = errors.New("roomlease: client_too_old")         // 426: the server no longer serves this client version; upgrade
 )
 
 // The per-user caps: sentinels of their own, so that a client can tell them
@@ -62,6 +63,7 @@ var sentinels = map[string]error{
 	"unavailable":            ErrUnavailable,
 	"internal":               ErrInternal,
 	"app_check_failed":       ErrAppCheckFailed,
+	"client_too_old":         ErrClientTooOld,
 	"rate_limited":           ErrRateLimited,
 	"too_many_sessions":      ErrTooManySessions,
 	"too_many_rooms":         ErrTooManyRooms,

@@ -29,6 +29,7 @@ var table = []struct {
 	{503, "unavailable", client.ErrUnavailable},
 	{500, "internal", client.ErrInternal},
 	{401, "app_check_failed", client.ErrAppCheckFailed},
+	{426, "client_too_old", client.ErrClientTooOld},
 	{429, "rate_limited", client.ErrRateLimited},
 	{409, "too_many_sessions", client.ErrTooManySessions},
 	{409, "too_many_rooms", client.ErrTooManyRooms},

@@ -53,6 +53,9 @@ type Config struct {
 	// least 32 bytes, a secret the deployment provisions). Empty: no token
 	// is issued and every heartbeat reads its session, as before.
 	LeaseTokenKey []byte
+	// MinClientVersions are the oldest client versions the API serves
+	// (ROOMLEASE_MIN_CLIENT_VERSION; none by default).
+	MinClientVersions httpapi.MinClientVersions
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -272,7 +275,7 @@ const DefaultDatabase = httpapi.DefaultDatabase
 
 // DatabaseIDPattern is Firestore's rule for a named database: 4–63
 // characters, lowercase letters, digits and hyphens, starting with a letter
-// and not ending with a hyphen. terraform/variables.tf checks database_id
+// and not ending with a hyphen. terraform/modules/roomlease/variables.tf checks database_id
 // with the same pattern (a test there keeps them equal), so that a value
 // Terraform accepts never stops the functions at start-up.
 const DatabaseIDPattern = `^[a-z][a-z0-9-]{2,61}[a-z0-9]$`

@@ -26,6 +26,9 @@ const (
 	// updates, per instance.
 	EnvStateRateLimit = "ROOMLEASE_STATE_RATE_LIMIT"
 	EnvStateRateBurst = "ROOMLEASE_STATE_RATE_BURST"
+	// EnvMinClientVersion lists the oldest client versions served, such as
+	// "js/0.2.0,go/0.1.0"; older clients get 426 client_too_old.
+	EnvMinClientVersion = "ROOMLEASE_MIN_CLIENT_VERSION"
 )
 
 // Defaults of the state updates' limit, per user and per instance. Every
@@ -118,6 +121,11 @@ func readGuards(getenv func(string) string, c *Config) []error {
 	c.StateRateLimit = ratelimit.Config{Rate: DefaultStateRateLimit, Burst: DefaultStateRateBurst, MaxKeys: RateLimitMaxKeys}
 	rate(EnvStateRateLimit, &c.StateRateLimit.Rate, "state updates", true)
 	burst(EnvStateRateBurst, &c.StateRateLimit.Burst)
+	if m, err := httpapi.ParseMinClientVersions(getenv(EnvMinClientVersion)); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", EnvMinClientVersion, err))
+	} else {
+		c.MinClientVersions = m
+	}
 	c.AuthLookupRate, c.AuthLookupBurst = auth.DefaultLookupRate, auth.DefaultLookupBurst
 	rate(EnvAuthLookupRate, &c.AuthLookupRate, "lookups", false)
 	burst(EnvAuthLookupBurst, &c.AuthLookupBurst)

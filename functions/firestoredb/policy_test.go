@@ -78,7 +78,10 @@ func TestPolicy_HeartbeatsReadThePolicyOncePerPeriod(t *testing.T) {
 	s := presence.DefaultSettings()
 	j := f.mustJoin(t, "hbp", "alice", "tab")
 	r := ref("hbp", "alice", "tab", j.Session.Generation)
-	const beats = 12 // 5 s apart: 60 s, six policy periods of 10 s
+	// Heartbeats every interval for two policy periods: the first reads
+	// the policy, and so does the first after the cached one expired.
+	const periods = 2
+	beats := int(periods * s.PolicyCache / s.Heartbeat)
 	ops := f.store.Ops()
 	for range beats {
 		f.clock.Advance(s.Heartbeat)
@@ -87,7 +90,6 @@ func TestPolicy_HeartbeatsReadThePolicyOncePerPeriod(t *testing.T) {
 		}
 	}
 	cost := f.store.Ops().Sub(ops)
-	periods := int64(beats * s.Heartbeat / s.PolicyCache)
 	if want := int64(beats) + periods; cost.Reads != want {
 		t.Fatalf("%d heartbeats over %d policy periods read %d documents, want %d (one session read each, one policy read per period)",
 			beats, periods, cost.Reads, want)

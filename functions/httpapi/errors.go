@@ -39,6 +39,7 @@ var statusOf = map[string]int{
 	presence.ETooLarge:        http.StatusRequestEntityTooLarge,
 	eMediaType:                http.StatusUnsupportedMediaType,
 	eAppCheckFailed:           http.StatusUnauthorized,
+	eClientTooOld:             http.StatusUpgradeRequired,
 }
 
 // ErrorStatuses returns a copy of the one table from error codes to HTTP

@@ -58,6 +58,9 @@ type Options struct {
 	// ID token carries (ROOMLEASE_CLIENT_NAMES=allow); by default the
 	// token's name is shown (presence.ShownName).
 	AllowClientNames bool
+	// MinClientVersions refuses clients older than these (426
+	// client_too_old); nil serves every version (clientversion.go).
+	MinClientVersions MinClientVersions
 }
 
 // Handler serves the client API.
@@ -78,6 +81,7 @@ type Handler struct {
 
 	allowClientNames bool
 	stateLimiter     RateLimiter
+	minClients       MinClientVersions
 }
 
 // New returns the API handler. It panics if AppCheckMode is monitor or
@@ -86,7 +90,7 @@ func New(o Options) *Handler {
 	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
 		project: o.ProjectID, database: o.Database,
 		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
-		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter}
+		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions}
 	if h.database == "" {
 		h.database = DefaultDatabase
 	}
@@ -138,6 +142,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	segments := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+	// Every API request says whether its client is still served; a health
+	// check is no client's.
+	if segments[0] == "v1" {
+		if err := h.checkClient(w, r); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+	}
 	switch {
 	case len(segments) == 1 && segments[0] == "healthz":
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -263,11 +275,11 @@ func (h *Handler) cors(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodOptions {
 		hdr.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		hdr.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, "+AppCheckHeader)
+		hdr.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, "+AppCheckHeader+", "+ClientHeader)
 		hdr.Set("Access-Control-Max-Age", "600")
 	} else {
 		// Retry-After is not a CORS-safelisted response header: without
 		// this, a browser client could not read it from a 429.
-		hdr.Set("Access-Control-Expose-Headers", "Retry-After")
+		hdr.Set("Access-Control-Expose-Headers", "Retry-After, "+ClientSupportHeader)
 	}
 }

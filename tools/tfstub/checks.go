@@ -128,6 +128,9 @@ var reviewedTypes = []string{
 	"google_monitoring_alert_policy",
 	"google_project_iam_member",
 	"google_project_service",
+	"google_secret_manager_secret",            // secret_id and replication have no value checks
+	"google_secret_manager_secret_iam_member", // the shared IAM member check
+	"google_secret_manager_secret_version",    // secret_data has none
 	"google_service_account",
 	"google_storage_bucket", // validates label keys and a few unset blocks
 	"google_storage_bucket_object",

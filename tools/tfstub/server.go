@@ -174,9 +174,82 @@ func (s *Server) ReadResource(_ context.Context, req *tfprotov5.ReadResourceRequ
 
 func (s *Server) PlanResourceChange(_ context.Context, req *tfprotov5.PlanResourceChangeRequest) (*tfprotov5.PlanResourceChangeResponse, error) {
 	// The proposed state is configuration merged with prior state, which is
-	// always a valid plan; a real provider would also mark computed
-	// attributes unknown and flag replacements.
-	return &tfprotov5.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, PlannedPrivate: req.PriorPrivate}, nil
+	// always a valid plan. On create, computed attributes the configuration
+	// leaves unset are unknown until apply, as a real provider plans them;
+	// left null, a reference such as "${google_service_account.x.email}"
+	// would fail a plan that the real provider passes. A real provider would
+	// also flag replacements; the stub does not.
+	if req.PriorState == nil || req.ProposedNewState == nil {
+		return &tfprotov5.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, PlannedPrivate: req.PriorPrivate}, nil
+	}
+	ps, err := s.Schema()
+	if err != nil {
+		return &tfprotov5.PlanResourceChangeResponse{Diagnostics: errDiag("loading the provider schema", err)}, nil
+	}
+	schema, ok := ps.Resources[req.TypeName]
+	if !ok {
+		return &tfprotov5.PlanResourceChangeResponse{Diagnostics: unknownType("resource", req.TypeName)}, nil
+	}
+	typ := schema.ValueType()
+	prior, err := req.PriorState.Unmarshal(typ)
+	if err != nil {
+		return &tfprotov5.PlanResourceChangeResponse{Diagnostics: errDiag("decoding prior state", err)}, nil
+	}
+	if !prior.IsNull() {
+		return &tfprotov5.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, PlannedPrivate: req.PriorPrivate}, nil
+	}
+	proposed, err := req.ProposedNewState.Unmarshal(typ)
+	if err != nil {
+		return &tfprotov5.PlanResourceChangeResponse{Diagnostics: errDiag("decoding proposed state", err)}, nil
+	}
+	planned, err := unknownComputed(schema.Block, proposed)
+	if err != nil {
+		return &tfprotov5.PlanResourceChangeResponse{Diagnostics: errDiag("planning computed attributes", err)}, nil
+	}
+	dv, err := tfprotov5.NewDynamicValue(typ, planned)
+	if err != nil {
+		return &tfprotov5.PlanResourceChangeResponse{Diagnostics: errDiag("encoding the plan", err)}, nil
+	}
+	return &tfprotov5.PlanResourceChangeResponse{PlannedState: &dv, PlannedPrivate: req.PriorPrivate}, nil
+}
+
+// unknownComputed returns v with every null attribute that the schema marks
+// computed replaced by an unknown value of its type.
+func unknownComputed(block *tfprotov5.SchemaBlock, v tftypes.Value) (tftypes.Value, error) {
+	return tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if v.IsNull() && len(p.Steps()) > 0 && computedAt(block, p.Steps()) {
+			return tftypes.NewValue(v.Type(), tftypes.UnknownValue), nil
+		}
+		return v, nil
+	})
+}
+
+// computedAt reports whether steps lead to a computed attribute of block,
+// through nested blocks and their elements.
+func computedAt(block *tfprotov5.SchemaBlock, steps []tftypes.AttributePathStep) bool {
+	name, ok := steps[0].(tftypes.AttributeName)
+	if !ok {
+		return false
+	}
+	for _, a := range block.Attributes {
+		if a.Name == string(name) {
+			return len(steps) == 1 && a.Computed
+		}
+	}
+	for _, b := range block.BlockTypes {
+		if b.TypeName != string(name) {
+			continue
+		}
+		rest := steps[1:]
+		if b.Nesting != tfprotov5.SchemaNestedBlockNestingModeSingle && b.Nesting != tfprotov5.SchemaNestedBlockNestingModeGroup {
+			if len(rest) == 0 {
+				return false
+			}
+			rest = rest[1:] // the element key
+		}
+		return len(rest) > 0 && computedAt(b.Block, rest)
+	}
+	return false
 }
 
 func (s *Server) ApplyResourceChange(_ context.Context, req *tfprotov5.ApplyResourceChangeRequest) (*tfprotov5.ApplyResourceChangeResponse, error) {

@@ -45,6 +45,9 @@ function appCheckTokenOf(result) {
   return null;
 }
 
+/** Sent as Roomlease-Client on every call; keep it package.json's version. */
+export const CLIENT_VERSION = 'js/0.1.0';
+
 /** How long a call waits for its answer unless told otherwise (requestTimeoutMs). */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -78,7 +81,7 @@ export class RoomleaseApi {
   }
 
   _headers(token, appCheck, hasBody) {
-    const headers = { Authorization: `Bearer ${token}` };
+    const headers = { Authorization: `Bearer ${token}`, 'Roomlease-Client': CLIENT_VERSION };
     if (appCheck) headers['X-Firebase-AppCheck'] = appCheck;
     if (hasBody) headers['Content-Type'] = 'application/json';
     return headers;
@@ -136,7 +139,7 @@ export class RoomleaseApi {
     try {
       res = await this._fetch(this.apiUrl + path, {
         method,
-        headers: anonymous ? {} : this._headers(token, appCheck, body !== undefined),
+        headers: anonymous ? { 'Roomlease-Client': CLIENT_VERSION } : this._headers(token, appCheck, body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),
         ...(signal ? { signal } : {}),
       });

@@ -3,6 +3,7 @@
 // ROOMLEASE_E2E_WEB_URL; /config.json there names the API, the emulators
 // and the timings, so these tests follow whatever the server runs with.
 import { createServer } from 'node:http';
+import { after, before } from 'node:test';
 import { deleteApp, initializeApp, onLog } from 'firebase/app';
 import { connectAuthEmulator, getAuth, signInAnonymously } from 'firebase/auth';
 import {
@@ -15,6 +16,22 @@ export const SLACK_MS = Number(process.env.ROOMLEASE_E2E_SLACK_SECONDS || 6) * 1
 export const SWEEP_MS = Number(process.env.ROOMLEASE_E2E_SWEEP_SECONDS || 1) * 1000;
 
 let configPromise = null;
+
+/**
+ * For a describe() of tests against the stack: loads the config before
+ * them (`suite.config`), and afterwards runs what they pushed onto
+ * `suite.cleanups`, last first.
+ */
+export function stackSuite() {
+  const suite = { config: null, cleanups: [] };
+  before(async () => {
+    suite.config = await loadConfig();
+  });
+  after(async () => {
+    for (const fn of suite.cleanups.reverse()) await fn();
+  });
+  return suite;
+}
 
 /**
  * The dev server's /config.json, and `database`: the Firestore database the

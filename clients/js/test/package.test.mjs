@@ -10,28 +10,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { loadConfig } from './helpers.mjs';
+import { exportTargets, packedFiles } from '../../../tests/lib/pack.mjs';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PKG = path.join(ROOT, 'clients/js');
 
-/** Every file path an "exports" map or "types" field names. */
-function targets(manifest) {
-  const out = new Set([manifest.types]);
-  const walk = (v) => {
-    if (typeof v === 'string') out.add(v);
-    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
-  };
-  walk(manifest.exports);
-  return [...out].map((p) => p.replace(/^\.\//, ''));
-}
-
 test('npm pack ships every file the exports and types name', async () => {
   const manifest = JSON.parse(readFileSync(path.join(PKG, 'package.json'), 'utf8'));
-  const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: PKG });
-  const [packed] = JSON.parse(stdout);
-  const files = new Set(packed.files.map((f) => f.path));
-  for (const t of targets(manifest)) assert.ok(files.has(t), `${t} is named by package.json but not packed`);
+  const files = await packedFiles(PKG);
+  for (const t of exportTargets(manifest)) assert.ok(files.has(t), `${t} is named by package.json but not packed`);
   assert.ok(files.has('README.md'));
   assert.equal(manifest.peerDependencies.firebase, '^12.0.0');
   // The React Native adapter uses NetInfo when the app has it; nobody else
