@@ -11,7 +11,9 @@
 //
 //   - run.go: RunScenarios, which cmd/roomlease-load calls, and
 //     scenario_NAME.go, one file per scenario (ops, load, settings, sweep,
-//     naive, soak, cost, abuse): what it runs and which files it writes.
+//     naive, soak, cost, abuse, fanout): what it runs and which files it
+//     writes; instance_time.go, how the cost scenario bills Presence's
+//     instance time as Cloud Run does.
 //   - render_*.go: each scenario's Markdown tables and plots.
 //   - package harness: what every run shares: Options (the flags of
 //     cmd/roomlease-load), roomlease-dev and Firestore clients for a
@@ -20,7 +22,8 @@
 //     naive, abuse, fleet and chaos runs drive (Workload.Run and its
 //     phases, the simulated user, the report); api.go is its HTTP client,
 //     watch.go its Firestore listeners, server.go the roomlease-dev process
-//     and its memory, stats.go distributions and percentiles.
+//     and its memory, cpu.go its CPU time, stats.go distributions and
+//     percentiles.
 //   - package measure: the store measured in process (per-operation counts,
 //     the sweeper's cost, a counted participant-hour, the three designs of
 //     the naive comparison).
@@ -31,6 +34,8 @@
 //     are killed and frozen (the processes and the chaos loop, the users,
 //     the reads of the emulator, the verdicts and the report); also started
 //     by cmd/roomlease-load.
+//   - package fanout: what a change costs a room's listeners, and an hour
+//     of heartbeats in the foreground and away.
 //   - package naive: the naive baseline; package render: the SVG line
 //     charts, the shared Markdown cells and the writing of JSON. Neither
 //     knows a scenario.

@@ -26,6 +26,8 @@ import (
 // every join and heartbeat succeeds, nothing live is removed, and steady
 // heartbeats wake no roster listener. No assertion depends on timing: the
 // lease (10 s) is far longer than the steady phase, and no sweeper runs.
+// The clients heartbeat at renewAt, so the server asks for a renewal when
+// 9 s are left: a heartbeat a second, several in the steady phase.
 //
 // Zero deliveries proves nothing on its own: a listener on the wrong path
 // also sees none. So the run ends with a drain, and the same listeners must
@@ -41,7 +43,7 @@ func TestTinyLoadRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	settings := presence.DefaultSettings()
-	settings.Heartbeat, settings.Lease = time.Second, 10*time.Second
+	settings.Heartbeat, settings.Lease, settings.RenewWhenLeft = time.Second, 10*time.Second, 0.9
 	h := httpapi.New(httpapi.Options{Store: firestoredb.New(client, settings, time.Now), Tokens: verifier, Settings: settings,
 		AllowedOrigins: []string{"*"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	srv := httptest.NewServer(h)

@@ -34,8 +34,8 @@ func WorkloadMarkdown(r *workload.WorkloadReport) string {
 	fmt.Fprintf(&b, "| … last departure by lease expiry | %s |\n", render.SecondsRow(r.TeardownExpiry))
 	s := r.Steady
 	if s.Heartbeats > 0 {
-		fmt.Fprintf(&b, "\nSteady phase (%.0f s, no churn): %d heartbeats (%.1f/s, %d errors), roster-listener deliveries %d (%.3f per heartbeat, %d document reads), room-document-listener deliveries %d.\n",
-			s.Seconds, s.Heartbeats, s.HeartbeatsPerSecond, s.HeartbeatErrorsOther, s.RosterDeliveries, s.DeliveriesPerHB, s.RosterDocReads, s.RoomDocDeliveries)
+		fmt.Fprintf(&b, "\nSteady phase (%.0f s, no churn): %d sessions, %d heartbeats (%.1f/s, %d errors), roster-listener deliveries %d (%.3f per heartbeat, %d document reads), room-document-listener deliveries %d.\n",
+			s.Seconds, s.Sessions, s.Heartbeats, s.HeartbeatsPerSecond, s.HeartbeatErrorsOther, s.RosterDeliveries, s.DeliveriesPerHB, s.RosterDocReads, s.RoomDocDeliveries)
 	}
 	fmt.Fprintf(&b, "\nFalse removals: **%d**. Rooms torn down: %d (still present at the end: %d; teardowns without an observed departure: %d). Heartbeats refused after their lease had ended (client late, not a false removal): %d. Listener errors: %d.\n",
 		r.FalseRemovals, r.RoomsDeleted, r.RoomsLeft, r.TeardownNoCause, r.LateExpiries, r.ListenerErrors)
@@ -53,6 +53,10 @@ func WorkloadMarkdown(r *workload.WorkloadReport) string {
 	}
 	for _, d := range r.FalseDetails {
 		fmt.Fprintf(&b, "- %s\n", d)
+	}
+	if c := r.ServerCPU; c != nil {
+		fmt.Fprintf(&b, "\nServer CPU time (/proc/PID/stat, user + system, the in-process sweeper included): %.1f s for %d requests answered, **%.2f ms a request**.\n",
+			c.Seconds, c.Requests, c.MillisPerRequest)
 	}
 	return b.String()
 }
@@ -160,14 +164,14 @@ func deliveriesRatio(a, b int64) string {
 // own tables.
 func SettingsMarkdown(c settingsCosts, runs []SettingRun) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured costs (in-process store, Store.Ops()): a renewing heartbeat %d reads / %d writes, one with more than RenewWhenLeft of its lease left 1 read / 0 writes; join of a new user %d / %d; leave of a user's last tab %d / %d (of which 1–2 are deletes, billed as writes here, which overstates the cost slightly). Reads and writes per participant-hour are counted, not multiplied: one join, a heartbeat every interval for an hour on a stopped clock, one leave (RenewWhenLeft %s).\n\n",
+	fmt.Fprintf(&b, "Measured costs (in-process store, Store.Ops()): a renewing heartbeat %d reads / %d writes, one with more than RenewWhenLeft of its lease left 1 read / 0 writes; join of a new user %d / %d; leave of a user's last tab %d / %d (of which 1–2 are deletes, billed as writes here, which overstates the cost slightly). Reads and writes per participant-hour are counted, not multiplied: one join, a heartbeat at every renewAt for an hour on a stopped clock, with the lease token, one leave (RenewWhenLeft %s).\n\n",
 		c.Heartbeat.Reads, c.Heartbeat.Writes, c.Join.Reads, c.Join.Writes, c.Leave.Reads, c.Leave.Writes, renewShares(runs))
-	b.WriteString("| heartbeat / lease | reads per participant-hour | writes per participant-hour | roster-listener reads per watching client per participant-hour | cost per 1 000 participant-hours (roomlease) | naive design: listener reads per watcher per participant-hour | ghost time p50 | p99 | max | n | beyond lease p99 |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| heartbeat / lease | requests per participant-hour | reads per participant-hour | writes per participant-hour | roster-listener reads per watching client per participant-hour | cost per 1 000 participant-hours (roomlease) | naive design: listener reads per watcher per participant-hour | ghost time p50 | p99 | max | n | beyond lease p99 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range runs {
 		usd := 1000 * (r.Reads*Prices.Reads + r.Writes*Prices.Writes) / 100000
 		g := r.Report.GhostTime
-		fmt.Fprintf(&b, "| %.0f s / %.0f s | %.0f | %.0f | 2 (join + leave; heartbeats: %.2f per heartbeat measured) | $%.2f | %.0f | %s | %s | %s | %d | %s |\n",
-			r.HeartbeatSecs, r.LeaseSecs, r.Reads, r.Writes, r.Report.Steady.DeliveriesPerHB, usd, 3600/r.HeartbeatSecs+2,
+		fmt.Fprintf(&b, "| %.0f s / %.0f s | %.0f | %.0f | %.0f | 2 (join + leave; heartbeats: %.2f per heartbeat measured) | $%.2f | %.0f | %s | %s | %s | %d | %s |\n",
+			r.HeartbeatSecs, r.LeaseSecs, perHourOf(r).Requests, r.Reads, r.Writes, r.Report.Steady.DeliveriesPerHB, usd, 3600/r.HeartbeatSecs+2,
 			render.Secs(g.P50), render.Secs(g.P99), render.Secs(g.Max), g.N, render.Secs(r.Report.GhostBeyond.P99))
 	}
 	b.WriteString("\nPer run (each with grace 10 s):\n\n")
@@ -181,7 +185,7 @@ func SettingsMarkdown(c settingsCosts, runs []SettingRun) string {
 func renewShares(runs []SettingRun) string {
 	var shares []string
 	for _, r := range runs {
-		if v := strconv.FormatFloat(r.RenewWhenLeft, 'g', -1, 64); !slices.Contains(shares, v) {
+		if v := strconv.FormatFloat(r.RenewWhenLeft, 'g', 3, 64); !slices.Contains(shares, v) {
 			shares = append(shares, v)
 		}
 	}

@@ -110,3 +110,29 @@ func GhostBeforeAfterPlot(before, after []SettingRun) string {
 	return render.Plot{Title: "Ghost time ÷ lease, before (dashed) and after", XLabel: "heartbeat interval, s (log)", YLabel: "ghost time ÷ lease", LogX: true,
 		Series: []render.Series{line("before p50", before, true, p50), line("before max", before, true, mx), line("after p50", after, false, p50), line("after max", after, false, mx)}}.SVG()
 }
+
+// CostGhostPlot is the whole price of 1 000 participant-hours against the
+// ghost time the setting gives (its measured p99), before (dashed) and
+// after, at each traffic level: what a shorter ghost costs.
+func CostGhostPlot(settings []CostSetting) string {
+	var series []render.Series
+	for i, n := range trafficLevels {
+		for _, side := range []struct {
+			name   string
+			dashed bool
+		}{{"before", true}, {"after", false}} {
+			s := render.Series{Name: fmt.Sprintf("%s, %d online", side.name, n), Dashed: side.dashed, Color: render.PaletteColor(i)}
+			for _, c := range settings {
+				run, cost := c.AfterRun, c.After[i]
+				if side.dashed {
+					run, cost = c.BeforeRun, c.Before[i]
+				}
+				s.X = append(s.X, run.Report.GhostTime.P99/1000)
+				s.Y = append(s.Y, 1000*cost.USD())
+			}
+			series = append(series, s)
+		}
+	}
+	return render.Plot{Title: "Whole price against ghost time, by heartbeat / lease setting", XLabel: "ghost time p99, s (2/6, 5/15, 10/30)",
+		YLabel: "US$ per 1 000 participant-hours", Series: series}.SVG()
+}

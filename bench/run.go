@@ -9,7 +9,7 @@ import (
 )
 
 // ScenarioNames lists what RunScenarios accepts ("all" runs every one but soak).
-var ScenarioNames = []string{"ops", "load", "settings", "sweep", "naive", "soak", "cost", "abuse"}
+var ScenarioNames = []string{"ops", "load", "settings", "sweep", "naive", "soak", "cost", "abuse", "fanout"}
 
 // RunScenarios runs the named scenarios and writes their results.
 func RunScenarios(ctx context.Context, o harness.Options, names []string) error {
@@ -19,7 +19,7 @@ func RunScenarios(ctx context.Context, o harness.Options, names []string) error 
 	var expanded []string
 	for _, n := range names {
 		if n == "all" {
-			expanded = append(expanded, "ops", "load", "settings", "sweep", "naive", "abuse")
+			expanded = append(expanded, "ops", "load", "settings", "sweep", "naive", "abuse", "fanout")
 			continue
 		}
 		expanded = append(expanded, n)
@@ -44,6 +44,8 @@ func RunScenarios(ctx context.Context, o harness.Options, names []string) error 
 			err = runCost(ctx, o)
 		case "abuse":
 			err = runAbuse(ctx, o)
+		case "fanout":
+			err = runFanout(ctx, o)
 		default:
 			err = fmt.Errorf("unknown scenario %q (want one of %v or all)", n, ScenarioNames)
 		}

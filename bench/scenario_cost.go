@@ -3,17 +3,18 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/roomlease/roomlease/bench/harness"
 	"github.com/roomlease/roomlease/bench/measure"
-	"github.com/roomlease/roomlease/bench/render"
 	"github.com/roomlease/roomlease/bench/workload"
 )
 
@@ -85,17 +86,8 @@ func ReadSweepDeployment(dir string) (SweepDeployment, error) {
 	}
 	var d SweepDeployment
 	block := tfBlock(functions, `resource "google_cloudfunctions2_function" "sweep"`)
-	if m := regexp.MustCompile(`available_memory\s*=\s*"([^"]+)"`).FindStringSubmatch(block); m != nil {
-		d.Memory = m[1]
-	} else {
-		return d, fmt.Errorf("no available_memory in the sweep function of functions.tf")
-	}
-	switch {
-	case strings.HasSuffix(d.Memory, "Mi"):
-		n, _ := strconv.ParseFloat(strings.TrimSuffix(d.Memory, "Mi"), 64)
-		d.MemoryGiB = n / 1024
-	case strings.HasSuffix(d.Memory, "Gi"):
-		d.MemoryGiB, _ = strconv.ParseFloat(strings.TrimSuffix(d.Memory, "Gi"), 64)
+	if d.Memory, d.MemoryGiB, err = tfMemory(block); err != nil {
+		return d, fmt.Errorf("the sweep function: %w", err)
 	}
 	if m := regexp.MustCompile(`available_cpu\s*=\s*"?([0-9.]+)"?`).FindStringSubmatch(block); m != nil {
 		d.VCPU, _ = strconv.ParseFloat(m[1], 64)
@@ -205,35 +197,14 @@ func (p PerHour) FirestoreUSD() float64 {
 // RequestsUSD is the Presence function's per-request charge for the hour.
 func (p PerHour) RequestsUSD() float64 { return p.Requests * CloudPrices.PerMillionRequests / 1e6 }
 
-// MonthlyAt is what a deployment costs in a month at perDay
-// participant-hours a day: fixed costs, Firestore and Presence requests
-// (before free tiers; Presence's instance time is not included).
-func MonthlyAt(f FixedCosts, p PerHour, perDay float64) (firestore, requests, total float64) {
-	hours := perDay * HoursPerMonth / 24
-	firestore, requests = hours*p.FirestoreUSD(), hours*p.RequestsUSD()
-	return firestore, requests, f.Total + firestore + requests
-}
-
-// beforeCounts reads the per-operation counts the "before" settings table
-// was priced with from its first line.
-func beforeCounts(md string) (hbR, hbW, joinR, joinW, leaveR, leaveW float64, err error) {
-	m := regexp.MustCompile(`heartbeat (\d+) reads / (\d+) writes; join of a new user (\d+) / (\d+); leave of a user's last tab (\d+) / (\d+)`).FindStringSubmatch(md)
-	if m == nil {
-		return 0, 0, 0, 0, 0, 0, fmt.Errorf("the before settings table does not state its per-operation counts")
-	}
-	v := make([]float64, 6)
-	for i := range v {
-		v[i], _ = strconv.ParseFloat(m[i+1], 64)
-	}
-	return v[0], v[1], v[2], v[3], v[4], v[5], nil
-}
-
 // costInputs are the result files the cost scenario compares.
 type costInputs struct {
 	Before, After         []SettingRun
 	BeforeLoad, AfterLoad *workload.WorkloadReport
 	BeforeSoak, AfterSoak *workload.WorkloadReport
 	Sweep                 sweepResult
+	Presence              PresenceDeployment
+	Settings              []CostSetting
 }
 
 func readJSON(path string, v any) error {
@@ -246,23 +217,25 @@ func readJSON(path string, v any) error {
 
 // runCost is `scripts/bench cost`: it runs nothing on the emulator. It
 // reads the settings, load, soak and sweep results in the output directory
-// and the "before" copies in bench/results/before-renew-when-left/, reads
-// the sweeper's deployment from terraform/, and writes the before/after
-// table, the fixed costs and the monthly cost of a deployment (cost.md,
-// cost.json, cost-writes-by-setting.svg, ghost-time-before-after.svg).
+// and the "before" copies in bench/results/before-lease-token/, reads the
+// Presence and Sweep deployments from terraform/, and writes the
+// before/after tables priced whole (Firestore, requests, instance time at
+// 10 and 1 000 participants), the fixed costs and the monthly cost of a
+// deployment (cost.md, cost.json, cost-vs-ghost-time.svg,
+// cost-writes-by-setting.svg, ghost-time-before-after.svg).
 func runCost(_ context.Context, o harness.Options) error {
 	var in costInputs
-	beforeDir := filepath.Join(o.OutDir, "before-renew-when-left")
+	before := filepath.Join(o.OutDir, beforeDir)
 	for _, f := range []struct {
 		path     string
 		v        any
 		optional bool
 	}{
-		{filepath.Join(beforeDir, "settings.json"), &in.Before, false},
+		{filepath.Join(before, "settings.json"), &in.Before, false},
 		{filepath.Join(o.OutDir, "settings.json"), &in.After, false},
-		{filepath.Join(beforeDir, "load.json"), &in.BeforeLoad, false},
+		{filepath.Join(before, "load.json"), &in.BeforeLoad, false},
 		{filepath.Join(o.OutDir, "load.json"), &in.AfterLoad, false},
-		{filepath.Join(beforeDir, "soak.json"), &in.BeforeSoak, true},
+		{filepath.Join(before, "soak.json"), &in.BeforeSoak, true},
 		{filepath.Join(o.OutDir, "soak.json"), &in.AfterSoak, true},
 		{filepath.Join(o.OutDir, "sweep.json"), &in.Sweep, false},
 	} {
@@ -270,115 +243,44 @@ func runCost(_ context.Context, o harness.Options) error {
 			return fmt.Errorf("cost needs %s (run scripts/bench settings load sweep first): %w", f.path, err)
 		}
 	}
-	md, err := os.ReadFile(filepath.Join(beforeDir, "settings.md"))
+	d, err := ReadSweepDeployment(terraformModule)
 	if err != nil {
 		return err
 	}
-	hbR, hbW, joinR, joinW, leaveR, leaveW, err := beforeCounts(string(md))
-	if err != nil {
+	if in.Presence, err = ReadPresenceDeployment(terraformModule); err != nil {
 		return err
 	}
-	for i := range in.Before {
-		r := &in.Before[i]
-		hb := 3600 / r.HeartbeatSecs
-		r.Reads, r.Writes, r.RenewWhenLeft = hb*hbR+joinR+leaveR, hb*hbW+joinW+leaveW, 1
-	}
-	d, err := ReadSweepDeployment("terraform/modules/roomlease")
-	if err != nil {
+	if in.Settings, err = priceSettings(in.Presence, in.Before, in.After, in.BeforeLoad, in.AfterLoad); err != nil {
 		return err
 	}
 	fixed := ComputeFixedCosts(d, in.Sweep.Idle10k)
-	if err := o.SVG("cost-writes-by-setting", WritesBySettingPlot(in.Before, in.After)); err != nil {
-		return err
-	}
-	if err := o.SVG("ghost-time-before-after", GhostBeforeAfterPlot(in.Before, in.After)); err != nil {
-		return err
+	for name, svg := range map[string]string{
+		"cost-vs-ghost-time":      CostGhostPlot(in.Settings),
+		"cost-writes-by-setting":  WritesBySettingPlot(in.Before, in.After),
+		"ghost-time-before-after": GhostBeforeAfterPlot(in.Before, in.After),
+	} {
+		if err := o.SVG(name, svg); err != nil {
+			return err
+		}
 	}
 	out := struct {
 		Before, After []SettingRun
+		Priced        []CostSetting
+		Presence      PresenceDeployment
 		Fixed         FixedCosts
-	}{in.Before, in.After, fixed}
+	}{in.Before, in.After, in.Settings, in.Presence, fixed}
 	return o.Write("cost", CostMarkdown(in, fixed), out)
 }
 
+// perHourOf is a setting's participant-hour: its counted requests, or for
+// a result without them (a client that heartbeats every interval) one a
+// heartbeat interval, a join and a leave.
 func perHourOf(r SettingRun) PerHour {
-	return PerHour{HeartbeatSecs: r.HeartbeatSecs, LeaseSecs: r.LeaseSecs, Reads: r.Reads, Writes: r.Writes, Requests: 3600/r.HeartbeatSecs + 2}
-}
-
-// CostMarkdown renders the before/after comparison, the fixed costs with
-// their arithmetic, and the monthly cost of a deployment.
-func CostMarkdown(in costInputs, f FixedCosts) string {
-	var b strings.Builder
-	b.WriteString("#### Per participant-hour, before (every heartbeat renews) and after (renew when at most half the lease is left)\n\n")
-	b.WriteString("| heartbeat / lease | reads | writes | US$ per 1 000 participant-hours (Firestore) | ghost p50 | ghost p99 | ghost max | crashes (n) | false removals |\n|---|---|---|---|---|---|---|---|---|\n")
-	for i, a := range in.After {
-		if i >= len(in.Before) {
-			break
-		}
-		bf := in.Before[i]
-		pb, pa := perHourOf(bf), perHourOf(a)
-		gb, ga := bf.Report.GhostTime, a.Report.GhostTime
-		fmt.Fprintf(&b, "| %.0f s / %.0f s | %.0f → %.0f | %.0f → **%.0f** (%.2f×) | $%.2f → **$%.2f** | %s → %s | %s → %s | %s → %s | %d → %d | %d → %d |\n",
-			a.HeartbeatSecs, a.LeaseSecs, bf.Reads, a.Reads, bf.Writes, a.Writes, a.Writes/bf.Writes,
-			1000*pb.FirestoreUSD(), 1000*pa.FirestoreUSD(),
-			render.Secs(gb.P50), render.Secs(ga.P50), render.Secs(gb.P99), render.Secs(ga.P99), render.Secs(gb.Max), render.Secs(ga.Max), gb.N, ga.N,
-			bf.Report.FalseRemovals, a.Report.FalseRemovals)
+	requests := r.Requests
+	if requests == 0 {
+		requests = 3600/r.HeartbeatSecs + 2
 	}
-	b.WriteString("\n| run (5 s / 15 s) | ghost p50 | ghost p99 | ghost max | beyond lease p99 | crashes (n) | false removals | heartbeats rejected after the lease end |\n|---|---|---|---|---|---|---|---|\n")
-	row := func(name string, bf, a *workload.WorkloadReport) {
-		if bf == nil || a == nil || a.Name == "" {
-			fmt.Fprintf(&b, "| %s | not run | | | | | | |\n", name)
-			return
-		}
-		fmt.Fprintf(&b, "| %s | %s → %s | %s → %s | %s → %s | %s → %s | %d → %d | %d → %d | %d → %d |\n", name,
-			render.Secs(bf.GhostTime.P50), render.Secs(a.GhostTime.P50), render.Secs(bf.GhostTime.P99), render.Secs(a.GhostTime.P99),
-			render.Secs(bf.GhostTime.Max), render.Secs(a.GhostTime.Max), render.Secs(bf.GhostBeyond.P99), render.Secs(a.GhostBeyond.P99),
-			bf.GhostTime.N, a.GhostTime.N, bf.FalseRemovals, a.FalseRemovals, bf.LateExpiries, a.LateExpiries)
-	}
-	row(fmt.Sprintf("load (%d users)", in.AfterLoad.Users), in.BeforeLoad, in.AfterLoad)
-	soakName := "soak"
-	if in.AfterSoak != nil {
-		soakName = fmt.Sprintf("soak (%d users; before %.0f min, after %.0f min)", in.AfterSoak.Users, in.BeforeSoak.ElapsedSecs/60, in.AfterSoak.ElapsedSecs/60)
-	}
-	row(soakName, in.BeforeSoak, in.AfterSoak)
-
-	d := f.Sweep
-	cpuNote := "set by `available_cpu`"
-	if d.CPUFromDefault {
-		cpuNote = "the default for " + d.Memory + "; no `available_cpu` is set"
-	}
-	b.WriteString("\n#### Fixed monthly costs (730 h), as `terraform/` deploys them\n\n")
-	b.WriteString("| item | arithmetic | US$ per month |\n|---|---|---|\n")
-	fmt.Fprintf(&b, "| Sweep instance time | %s runs (one a minute) × %.0f s busy = %s s; × %.3f vCPU (%s) = %s vCPU-s × $%.6f; × %.3f GiB (%s) = %s GiB-s × $%.7f | **$%.2f** ($%.2f if the billing account's free %s vCPU-s and %s GiB-s are otherwise unused) |\n",
-		thousands(f.Requests), d.BudgetSeconds, thousands(f.BusySecondsPerMonth), d.VCPU, cpuNote, thousands(f.VCPUSeconds), CloudPrices.VCPUSecond,
-		d.MemoryGiB, d.Memory, thousands(f.GiBSeconds), CloudPrices.GiBSecond, f.Compute, f.ComputeAfterFreeTier, thousands(CloudPrices.FreeVCPUSeconds), thousands(CloudPrices.FreeGiBSeconds))
-	fmt.Fprintf(&b, "| Sweep requests | %s, inside the %s free requests a month | $0 ($%.2f per million beyond) |\n", thousands(f.Requests), thousands(CloudPrices.FreeRequests), CloudPrices.PerMillionRequests)
-	fmt.Fprintf(&b, "| Sweep Firestore, idle | %.0f passes a run (%.0f s ÷ %.0f s) × (%.0f reads a pass + %d of the next-deadline query, measured with %s rooms) = %.0f reads a run × %s runs = %s reads × $%.2f/100 000; + %s status writes × $%.2f/100 000 (a named database has no free quota) | **$%.2f** |\n",
-		math.Ceil(d.BudgetSeconds/sweepMaxPause), d.BudgetSeconds, sweepMaxPause, in.Sweep.Idle10k.ReadsPerPass, in.Sweep.Idle10k.NextDeadlineReads, thousands(float64(in.Sweep.Idle10k.Rooms)),
-		f.IdleReadsPerRun, thousands(f.Requests), thousands(f.IdleReadsPerMonth), Prices.Reads, thousands(f.StatusWritesPerMonth), Prices.Writes, f.Firestore)
-	fmt.Fprintf(&b, "| Cloud Scheduler | %d job × $%.2f (3 jobs a month are free per billing account) | **$%.2f** ($0 within the free jobs) |\n", d.SchedulerJobs, CloudPrices.SchedulerJobMonth, f.Scheduler)
-	fmt.Fprintf(&b, "| Log-based metrics | %d metrics × one point a minute = %s points; chargeable at $%.3f/MiB beyond %.0f MiB a month per billing account, which they stay within unless a point is billed at more than %.0f bytes (the billed size of a point was not found on the pages consulted) | **$0** (assumed within the free allotment) |\n",
-		d.LogMetrics, thousands(f.MetricPointsPerMonth), CloudPrices.MonitoringPerMiB, CloudPrices.FreeMonitoringMiB, f.FreeBytesPerPoint)
-	fmt.Fprintf(&b, "| Alert policies | %d policies | not priced (see below) |\n", d.AlertPolicies)
-	fmt.Fprintf(&b, "| **total** | | **$%.2f** ($%.2f after free tiers) |\n", f.Total, f.TotalAfterFreeTiers)
-
-	b.WriteString("\n#### A deployment per month, at 5 s / 15 s, before free tiers\n\n")
-	b.WriteString("Fixed costs as above, plus Firestore and the Presence function's requests (heartbeats, a join and a leave per participant-hour, $0.40 per million). Not included: Presence's instance time (it depends on latency and concurrency in production), Cloud Logging's request logs, listener reads (they depend on the audience), storage and network.\n\n")
-	b.WriteString("| participant-hours a day | Firestore before → after | Presence requests | fixed | total before → after |\n|---|---|---|---|---|\n")
-	var pb, pa PerHour
-	for i, a := range in.After {
-		if a.HeartbeatSecs == 5 && i < len(in.Before) {
-			pb, pa = perHourOf(in.Before[i]), perHourOf(a)
-		}
-	}
-	for _, perDay := range []float64{0, 1000, 100000} {
-		fsB, rqB, totB := MonthlyAt(f, pb, perDay)
-		fsA, _, totA := MonthlyAt(f, pa, perDay)
-		fmt.Fprintf(&b, "| %s | $%s → $%s | $%s | $%.2f | $%s → **$%s** |\n", thousands(perDay), money(fsB), money(fsA), money(rqB), f.Total, money(totB), money(totA))
-	}
-	fmt.Fprintf(&b, "\nA participant-hour at 5 s / 15 s: %.0f reads and %.0f writes (US$%.5f) before, %.0f and %.0f (US$%.5f) after; %.0f requests (US$%.5f) either way.\n",
-		pb.Reads, pb.Writes, pb.FirestoreUSD(), pa.Reads, pa.Writes, pa.FirestoreUSD(), pa.Requests, pa.RequestsUSD())
-	return b.String()
+	return PerHour{HeartbeatSecs: r.HeartbeatSecs, LeaseSecs: r.LeaseSecs, Reads: r.Reads, Writes: r.Writes, Requests: requests}
 }
 
 func money(v float64) string {
@@ -397,4 +299,83 @@ func thousands(v float64) string {
 		s = s[:len(s)-3]
 	}
 	return strings.Join(append([]string{s}, out...), " ")
+}
+
+// trafficLevels are the numbers of participants online around the clock
+// at which instance time is priced: it depends on how busy an instance is.
+var trafficLevels = []int{10, 1000}
+
+// terraformModule is where the deployment the costs follow is described
+// (its .tf files are read, not run).
+const terraformModule = "terraform/modules/roomlease"
+
+// beforeDir holds the "before" side of the comparison: the results of the
+// code before the lease token (commit 44580c2), with the same load
+// generator (bench/results/before-lease-token/README.md).
+const beforeDir = "before-lease-token"
+
+// FullCost is a participant-hour priced whole at one setting and one
+// traffic level: Firestore, requests and instance time.
+type FullCost struct {
+	PerHour  PerHour      `json:"perHour"`
+	Instance InstanceTime `json:"instanceTime"`
+}
+
+// USD is the participant-hour's whole price.
+func (c FullCost) USD() float64 {
+	return c.PerHour.FirestoreUSD() + c.PerHour.RequestsUSD() + c.Instance.USD
+}
+
+// priceRun prices a settings run's participant-hour at participants
+// online, with its own heartbeat latency and its own measured CPU per
+// request, or, for a run that did not record it (settings runs before
+// they passed the server's PID), that of the same side's load run.
+func priceRun(d PresenceDeployment, r SettingRun, load *workload.WorkloadReport, participants int) (FullCost, error) {
+	cpu := r.Report.ServerCPU
+	if cpu == nil && load != nil {
+		cpu = load.ServerCPU
+	}
+	if cpu == nil || cpu.Requests == 0 {
+		return FullCost{}, fmt.Errorf("the %.0f s / %.0f s run and its load run have no server CPU time (re-run scripts/bench settings load)", r.HeartbeatSecs, r.LeaseSecs)
+	}
+	p := perHourOf(r)
+	latency := r.Report.Ops[workload.OpHeartbeat].Latency.P50 / 1000
+	return FullCost{PerHour: p, Instance: PriceInstanceTime(d, participants, p.Requests, cpu.MillisPerRequest/1000, latency)}, nil
+}
+
+// CostSetting is one heartbeat/lease setting priced whole, before and
+// after, at each traffic level.
+type CostSetting struct {
+	HeartbeatSecs float64    `json:"heartbeatSeconds"`
+	LeaseSecs     float64    `json:"leaseSeconds"`
+	Before, After []FullCost `json:"-"`
+	// BeforeRun and AfterRun are the settings runs priced.
+	BeforeRun, AfterRun SettingRun `json:"-"`
+}
+
+// priceSettings pairs the before and after runs by setting and prices
+// each at every traffic level (beforeLoad and afterLoad: each side's load
+// run, for a settings run without CPU time).
+func priceSettings(d PresenceDeployment, before, after []SettingRun, beforeLoad, afterLoad *workload.WorkloadReport) ([]CostSetting, error) {
+	var out []CostSetting
+	for _, a := range after {
+		i := slices.IndexFunc(before, func(b SettingRun) bool { return b.HeartbeatSecs == a.HeartbeatSecs && b.LeaseSecs == a.LeaseSecs })
+		if i < 0 {
+			continue
+		}
+		cs := CostSetting{HeartbeatSecs: a.HeartbeatSecs, LeaseSecs: a.LeaseSecs, BeforeRun: before[i], AfterRun: a}
+		for _, n := range trafficLevels {
+			b, err1 := priceRun(d, before[i], beforeLoad, n)
+			c, err2 := priceRun(d, a, afterLoad, n)
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, err
+			}
+			cs.Before, cs.After = append(cs.Before, b), append(cs.After, c)
+		}
+		out = append(out, cs)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no setting was measured both before and after")
+	}
+	return out, nil
 }

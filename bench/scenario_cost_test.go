@@ -2,10 +2,10 @@ package bench
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/roomlease/roomlease/bench/measure"
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // The fixed costs follow the deployment: the sweeper busy for its budget
@@ -44,13 +44,43 @@ func TestReadSweepDeployment(t *testing.T) {
 	}
 }
 
-// The before side is priced with the counts its own table states.
-func TestBeforeCounts(t *testing.T) {
-	hbR, hbW, jR, jW, lR, lW, err := beforeCounts("Measured costs (in-process store, Store.Ops()): heartbeat 1 reads / 1 writes; join of a new user 4 / 3; leave of a user's last tab 3 / 3 (of which")
-	if err != nil || hbR != 1 || hbW != 1 || jR != 4 || jW != 3 || lR != 3 || lW != 3 {
-		t.Fatalf("%v %v %v %v %v %v %v", hbR, hbW, jR, jW, lR, lW, err)
+// Settings are priced in pairs, each side with its own counts, CPU and
+// latency; a run without the server's CPU time cannot be priced whole.
+func TestPriceSettings(t *testing.T) {
+	d := PresenceDeployment{VCPU: 1, MemoryGiB: 0.5, Concurrency: 80}
+	run := func(hb, requests, reads, writes, cpuMs float64) SettingRun {
+		rep := &workload.WorkloadReport{Ops: map[workload.Op]workload.OpReport{workload.OpHeartbeat: {Latency: workload.Summary{P50: 8}}}}
+		if cpuMs > 0 {
+			rep.ServerCPU = &workload.CPUReport{Seconds: 1, Requests: 1000, MillisPerRequest: cpuMs}
+		}
+		return SettingRun{HeartbeatSecs: hb, LeaseSecs: 3 * hb, Report: rep, Requests: requests, Reads: reads, Writes: writes}
 	}
-	if _, _, _, _, _, _, err := beforeCounts("a table without counts"); err == nil || !strings.Contains(err.Error(), "counts") {
-		t.Fatalf("err %v", err)
+	before := []SettingRun{run(5, 0, 730, 366, 2), run(10, 0, 370, 186, 2)}
+	after := []SettingRun{run(2, 902, 100, 900, 1), run(5, 362, 60, 362, 1)}
+	got, err := priceSettings(d, before, after, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].HeartbeatSecs != 5 || len(got[0].Before) != len(trafficLevels) {
+		t.Fatalf("priced %+v, want the one setting measured on both sides", got)
+	}
+	b, a := got[0].Before[0], got[0].After[0]
+	if b.PerHour.Requests != 722 || a.PerHour.Requests != 362 {
+		t.Errorf("requests %v → %v, want 722 (one an interval, a join, a leave) → 362 (counted)", b.PerHour.Requests, a.PerHour.Requests)
+	}
+	if want := PriceInstanceTime(d, trafficLevels[0], 362, 0.001, 0.008); a.Instance != want {
+		t.Errorf("instance time %+v, want %+v", a.Instance, want)
+	}
+	if a.USD() != a.PerHour.FirestoreUSD()+a.PerHour.RequestsUSD()+a.Instance.USD || a.USD() >= b.USD() {
+		t.Errorf("whole price %v → %v", b.USD(), a.USD())
+	}
+	load := &workload.WorkloadReport{ServerCPU: &workload.CPUReport{Seconds: 3, Requests: 1000, MillisPerRequest: 3}}
+	before[0].Report.ServerCPU = nil
+	if _, err := priceSettings(d, before, after, nil, nil); err == nil {
+		t.Error("a run without the server's CPU time was priced")
+	}
+	got, err = priceSettings(d, before, after, load, nil)
+	if err != nil || got[0].Before[0].Instance.CPUSeconds != 0.003 {
+		t.Errorf("without its own CPU time a run takes its load run's: %+v, %v", got, err)
 	}
 }

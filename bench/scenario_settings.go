@@ -44,7 +44,10 @@ type SettingRun struct {
 	LeaseSecs     float64                  `json:"leaseSeconds"`
 	Report        *workload.WorkloadReport `json:"report"`
 	// Per participant-hour: one join, an hour of heartbeats on schedule and
-	// one leave, counted exactly (measure.ParticipantHour).
+	// one leave, counted exactly (measure.ParticipantHour). Requests is
+	// absent from results older than the count: theirs was one heartbeat
+	// every interval.
+	Requests      float64 `json:"requestsPerParticipantHour,omitempty"`
 	Reads         float64 `json:"readsPerParticipantHour"`
 	Writes        float64 `json:"writesPerParticipantHour"`
 	RenewWhenLeft float64 `json:"renewWhenLeft"`
@@ -74,6 +77,7 @@ func runSettings(ctx context.Context, o harness.Options) error {
 		var rep *workload.WorkloadReport
 		err := harness.WithStack(ctx, o, name, s[0], s[1], grace, func(url string, pid int, client *firestore.Client) error {
 			cfg := churnConfig(o, name, 4, 8, s[0], s[1], grace)
+			cfg.ServerPID = pid // for its CPU time per request
 			// The same number of crashes per minute at every setting.
 			cfg.CrashProb, cfg.LeaveProb = 0.03*s[0].Seconds()/5, 0.02*s[0].Seconds()/5
 			cfg.Churn = 60 * time.Second
@@ -92,7 +96,7 @@ func runSettings(ctx context.Context, o harness.Options) error {
 			return err
 		}
 		runs = append(runs, SettingRun{HeartbeatSecs: s[0].Seconds(), LeaseSecs: s[1].Seconds(), Report: rep,
-			Reads: float64(hour.Reads), Writes: float64(hour.Writes), RenewWhenLeft: settings.RenewWhenLeft})
+			Requests: float64(hour.Requests), Reads: float64(hour.Reads), Writes: float64(hour.Writes), RenewWhenLeft: settings.RenewWhenLeft})
 	}
 	if err := o.SVG("ghost-time-by-setting", GhostTimeBySettingPlot(runs)); err != nil {
 		return err

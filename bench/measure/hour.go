@@ -11,7 +11,8 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
-// ParticipantHour counts exactly what one participant-hour costs at a
+// ParticipantHour counts exactly what one participant-hour costs, in
+// Firestore operations and requests, at a
 // heartbeat/lease setting (and the default RenewWhenLeft, as roomlease-dev
 // runs it, with a lease token key): a join, a heartbeat at every renewAt
 // the server answers, with the token it gave, for an hour, as the clients
@@ -21,48 +22,57 @@ import (
 // heartbeats renew depends on the schedule alone and not on how busy the
 // machine is. A multiplication of one heartbeat's cost would no longer do:
 // whether a heartbeat writes depends on the lease it finds.
-func ParticipantHour(ctx context.Context, hb, lease time.Duration) (firestoredb.OpCounts, presence.Settings, error) {
+func ParticipantHour(ctx context.Context, hb, lease time.Duration) (Hour, presence.Settings, error) {
 	settings := presence.DefaultSettings()
 	settings.Heartbeat, settings.Lease = hb, lease
 	if err := settings.Validate(); err != nil {
-		return firestoredb.OpCounts{}, settings, err
+		return Hour{}, settings, err
 	}
 	client, err := harness.ProjectClient(ctx, "hour")
 	if err != nil {
-		return firestoredb.OpCounts{}, settings, err
+		return Hour{}, settings, err
 	}
 	defer client.Close()
 	clock := newManualClock(benchStart)
 	store := firestoredb.New(client, settings, clock.Now)
 	if err := UseLeaseTokens(store); err != nil {
-		return firestoredb.OpCounts{}, settings, err
+		return Hour{}, settings, err
 	}
 	// Someone is in the room already, so that the hour's join and leave
 	// are the ordinary ones ("join: another user", "leave: a user's last
 	// tab"), not the room's creation and emptying.
 	host := presence.SessionKey{RoomID: "hour", ParticipantID: "host", SessionID: "tab"}
 	if _, err := store.Join(ctx, presence.JoinRequest{SessionKey: host}); err != nil {
-		return firestoredb.OpCounts{}, settings, err
+		return Hour{}, settings, err
 	}
 	before := store.Ops()
 	key := presence.SessionKey{RoomID: "hour", ParticipantID: "alice", SessionID: "tab"}
 	res, err := store.Join(ctx, presence.JoinRequest{SessionKey: key})
 	if err != nil {
-		return firestoredb.OpCounts{}, settings, err
+		return Hour{}, settings, err
 	}
 	ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation, Token: res.Grant.Token}
+	requests := int64(2) // the join, and the leave below
 	end := clock.Now().Add(time.Hour)
 	for grant := res.Grant; !grant.RenewAt.After(end); {
 		clock.Advance(grant.RenewAt.Sub(clock.Now()))
 		if grant, err = store.Renew(ctx, ref); err != nil {
-			return firestoredb.OpCounts{}, settings, fmt.Errorf("heartbeat at +%v: %w", clock.Now().Sub(benchStart), err)
+			return Hour{}, settings, fmt.Errorf("heartbeat at +%v: %w", clock.Now().Sub(benchStart), err)
 		}
 		ref.Token = grant.Token
+		requests++
 	}
 	if _, err := store.Leave(ctx, ref); err != nil {
-		return firestoredb.OpCounts{}, settings, err
+		return Hour{}, settings, err
 	}
-	return store.Ops().Sub(before), settings, nil
+	return Hour{OpCounts: store.Ops().Sub(before), Requests: requests}, settings, nil
+}
+
+// Hour is a participant-hour counted: its Firestore operations and the
+// API requests it took (a join, the heartbeats, a leave).
+type Hour struct {
+	firestoredb.OpCounts
+	Requests int64
 }
 
 // benchTokenKey signs the benchmark's lease tokens, so that its heartbeats

@@ -21,6 +21,9 @@ func TestParticipantHour(t *testing.T) {
 		t.Fatal(err)
 	}
 	renewals := int64(time.Hour / (settings.Lease - settings.Heartbeat))
+	if hour.Requests != renewals+2 {
+		t.Errorf("%d requests, want %d renewals, a join and a leave", hour.Requests, renewals)
+	}
 	if hour.Writes < renewals || hour.Writes > 400 || hour.Reads > 100 {
 		t.Fatalf("participant-hour %+v: want %d to 400 writes and at most 100 reads", hour, renewals)
 	}

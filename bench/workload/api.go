@@ -154,6 +154,10 @@ type JoinResponse struct {
 	Heartbeat      float64 // seconds
 	Lease          float64 // seconds
 	Database       string  // the Firestore database that holds the roster
+	// RenewAt and LeaseToken: when the server wants the first heartbeat,
+	// and the token to send with it (zero and "" from a server without).
+	RenewAt    time.Time
+	LeaseToken string
 }
 
 // Join joins roomID with session sid.
@@ -161,7 +165,8 @@ func (a *API) Join(ctx context.Context, token, roomID, sid, name string) (Result
 	var jr JoinResponse
 	r := a.record(ctx, OpJoin, func() error {
 		j, err := a.as(token).Join(ctx, roomID, sid, &name)
-		jr = JoinResponse{Generation: j.Generation, LeaseExpiresAt: j.LeaseExpiresAt, Heartbeat: j.HeartbeatSeconds, Lease: j.LeaseSeconds, Database: j.Database}
+		jr = JoinResponse{Generation: j.Generation, LeaseExpiresAt: j.LeaseExpiresAt, Heartbeat: j.HeartbeatSeconds, Lease: j.LeaseSeconds, Database: j.Database,
+			RenewAt: j.RenewAt, LeaseToken: j.LeaseToken}
 		return err
 	})
 	return r, jr
@@ -176,6 +181,18 @@ func (a *API) Heartbeat(ctx context.Context, token, roomID, sid string, gen int6
 		return err
 	})
 	return r, deadline
+}
+
+// Renew renews a session as a client that follows renewAt does: with the
+// lease token it was last given. The reply says when to renew next.
+func (a *API) Renew(ctx context.Context, token, roomID, sid string, gen int64, leaseToken string) (Result, client.Beat) {
+	var beat client.Beat
+	r := a.record(ctx, OpHeartbeat, func() error {
+		var err error
+		beat, err = a.as(token).Renew(ctx, roomID, sid, gen, 0, false, leaseToken)
+		return err
+	})
+	return r, beat
 }
 
 // Leave leaves a session.

@@ -40,7 +40,7 @@ type WorkloadConfig struct {
 	Seed             uint64
 	ListenerProject  string // project the API writes to
 	AuthHost         string
-	ServerPID        int // sampled for memory when non-zero
+	ServerPID        int // sampled for memory and CPU time when non-zero
 	RSSInterval      time.Duration
 	ProgressInterval time.Duration
 	Progress         func(string)
@@ -105,8 +105,12 @@ func (w *Workload) Run(ctx context.Context) (*WorkloadReport, error) {
 	cfg := w.cfg
 	start := time.Now()
 	var rss *RSSSampler
+	cpuStart := -1.0
 	if cfg.ServerPID != 0 {
 		rss = SampleRSS(cfg.ServerPID, cfg.RSSInterval)
+		if s, err := ReadCPUSeconds(cfg.ServerPID); err == nil {
+			cpuStart = s
+		}
 	}
 	users, err := w.signUpUsers(ctx, start)
 	if err != nil {
@@ -139,7 +143,17 @@ func (w *Workload) Run(ctx context.Context) (*WorkloadReport, error) {
 	}
 	roomsLeft := w.drain(ctx, loops)
 	stopListeners()
-	return w.report(time.Since(start), len(users), steady, roomsLeft, rss), nil
+	rep := w.report(time.Since(start), len(users), steady, roomsLeft, rss)
+	if cpuStart >= 0 {
+		if s, err := ReadCPUSeconds(cfg.ServerPID); err == nil {
+			c := CPUReport{Seconds: s - cpuStart, Requests: answered(rep.Ops)}
+			if c.Requests > 0 {
+				c.MillisPerRequest = 1000 * c.Seconds / float64(c.Requests)
+			}
+			rep.ServerCPU = &c
+		}
+	}
+	return rep, nil
 }
 
 // hb and leaseD are the heartbeat interval and lease the server announced in

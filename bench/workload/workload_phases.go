@@ -107,6 +107,7 @@ func (w *Workload) measureSteady(ctx context.Context) SteadyReport {
 	w.steadyHB.Store(0)
 	w.steadyHBErr.Store(0)
 	t0 := time.Now()
+	sessions := w.liveSessions()
 	SleepCtx(ctx, cfg.Steady)
 	s1, d1, r1 := w.listenerTotals()
 	hb1 := w.api.stats[OpHeartbeat].latency.Values()
@@ -116,8 +117,25 @@ func (w *Workload) measureSteady(ctx context.Context) SteadyReport {
 	steady.DeliveriesPerHB = Ratio(float64(steady.RosterDeliveries), float64(steady.Heartbeats))
 	steady.RoomDeliveriesPerHB = Ratio(float64(steady.RoomDocDeliveries), float64(steady.Heartbeats))
 	steady.HeartbeatsPerSecond = Ratio(float64(steady.Heartbeats), steady.Seconds)
+	steady.Sessions = sessions
 	cfg.Progress(fmt.Sprintf("%s: steady %.0fs: %d heartbeats, %d roster deliveries", cfg.Name, steady.Seconds, steady.Heartbeats, steady.RosterDeliveries))
 	return steady
+}
+
+// liveSessions counts the sessions the users hold (no churn runs while it
+// is used, so the count holds for the steady phase).
+func (w *Workload) liveSessions() int {
+	n := 0
+	for _, u := range w.users {
+		u.mu.Lock()
+		for _, s := range u.sessions {
+			if s.state == sLive {
+				n++
+			}
+		}
+		u.mu.Unlock()
+	}
+	return n
 }
 
 // churn lets the users draw churn events (runUser, churnEvent) for Churn,

@@ -31,19 +31,24 @@ type WorkloadReport struct {
 	LateExpiries    int64                `json:"heartbeatsRejectedAfterLeaseEnd"`
 	ListenerErrors  int64                `json:"listenerErrors"`
 	Memory          *MemoryReport        `json:"serverMemory,omitempty"`
+	ServerCPU       *CPUReport           `json:"serverCPU,omitempty"`
 	Samples         map[string][]float64 `json:"-"`
 }
 
 // SteadyReport is the no-churn phase: heartbeats and what listeners saw.
 type SteadyReport struct {
-	Seconds              float64 `json:"seconds"`
-	Heartbeats           int64   `json:"heartbeats"`
-	RosterDeliveries     int64   `json:"rosterListenerDeliveries"`
-	RosterDocReads       int64   `json:"rosterListenerDocReads"`
-	RoomDocDeliveries    int64   `json:"roomDocListenerDeliveries"`
-	DeliveriesPerHB      float64 `json:"rosterDeliveriesPerHeartbeat"`
-	RoomDeliveriesPerHB  float64 `json:"roomDocDeliveriesPerHeartbeat"`
-	HeartbeatsPerSecond  float64 `json:"heartbeatsPerSecond"`
+	Seconds             float64 `json:"seconds"`
+	Heartbeats          int64   `json:"heartbeats"`
+	RosterDeliveries    int64   `json:"rosterListenerDeliveries"`
+	RosterDocReads      int64   `json:"rosterListenerDocReads"`
+	RoomDocDeliveries   int64   `json:"roomDocListenerDeliveries"`
+	DeliveriesPerHB     float64 `json:"rosterDeliveriesPerHeartbeat"`
+	RoomDeliveriesPerHB float64 `json:"roomDocDeliveriesPerHeartbeat"`
+	HeartbeatsPerSecond float64 `json:"heartbeatsPerSecond"`
+	// Sessions held through the phase. (Heartbeats ÷ sessions is not a
+	// participant-hour's rate: sessions that joined together renew in
+	// step, so a window of a few renewals counts one or two each.)
+	Sessions             int     `json:"sessions"`
 	HeartbeatLatency     Summary `json:"heartbeatLatency"`
 	HeartbeatErrorsOther int64   `json:"heartbeatErrors"`
 }

@@ -20,7 +20,12 @@ type session struct {
 	room, sid string
 	gen       int64
 	deadline  time.Time
-	state     sessState
+	// renewAt and leaseToken are the server's last word on when to
+	// heartbeat and with what; a zero renewAt (a server that sends none)
+	// means at every tick of the heartbeat interval.
+	renewAt    time.Time
+	leaseToken string
+	state      sessState
 }
 
 type simUser struct {
@@ -49,7 +54,8 @@ func (w *Workload) joinTab(ctx context.Context, u *simUser, roomID, sid string) 
 		r, jr := w.api.Join(ctx, u.token, roomID, sid, u.uid[:6])
 		if r.Status == 200 {
 			u.mu.Lock()
-			u.sessions[TabKey(roomID, sid)] = &session{room: roomID, sid: sid, gen: jr.Generation, deadline: jr.LeaseExpiresAt, state: sLive}
+			u.sessions[TabKey(roomID, sid)] = &session{room: roomID, sid: sid, gen: jr.Generation, deadline: jr.LeaseExpiresAt,
+				renewAt: jr.RenewAt, leaseToken: jr.LeaseToken, state: sLive}
 			if u.crashRoom == roomID {
 				u.crashedAt = time.Time{}
 			}
@@ -102,9 +108,9 @@ func OpenTabs[S any](sessions map[string]*S, room string, tabs []string, keep fu
 
 func (w *Workload) heartbeatTab(ctx context.Context, u *simUser, s *session) {
 	u.mu.Lock()
-	gen, prev := s.gen, s.deadline
+	gen, prev, leaseToken := s.gen, s.deadline, s.leaseToken
 	u.mu.Unlock()
-	r, deadline := w.api.Heartbeat(ctx, u.token, s.room, s.sid, gen)
+	r, beat := w.api.Renew(ctx, u.token, s.room, s.sid, gen, leaseToken)
 	if !w.churning.Load() && !w.draining.Load() {
 		w.steadyHB.Add(1)
 		if r.Status != 200 {
@@ -115,7 +121,10 @@ func (w *Workload) heartbeatTab(ctx context.Context, u *simUser, s *session) {
 	case r.Status == 200:
 		u.mu.Lock()
 		if s.gen == gen {
-			s.deadline = deadline
+			s.deadline, s.renewAt = beat.LeaseExpiresAt, beat.RenewAt
+			if beat.LeaseToken != "" {
+				s.leaseToken = beat.LeaseToken
+			}
 		}
 		u.mu.Unlock()
 	case r.Status == 409:
@@ -144,27 +153,61 @@ func (w *Workload) runUser(ctx context.Context, u *simUser, rng *rand.Rand) {
 	// Spread the first heartbeats over one interval.
 	SleepCtx(ctx, time.Duration(rng.Int64N(int64(w.hb()))))
 	tick := 0
+	nextTick := time.Now()
 	for ctx.Err() == nil {
-		tickStart := time.Now()
-		tick++
+		now := time.Now()
+		ticked := !now.Before(nextTick)
 		for _, s := range w.liveTabs(u) {
-			w.heartbeatTab(ctx, u, s)
-		}
-		// Events come right after a heartbeat: a crash then leaves a full
-		// lease to run out, the worst case for ghost time.
-		if w.churning.Load() {
-			if w.churnEvent(ctx, u, rng) {
-				continue
+			if w.heartbeatDue(u, s, now, ticked) {
+				w.heartbeatTab(ctx, u, s)
 			}
 		}
-		if cfg.ReadEveryTicks > 0 && tick%cfg.ReadEveryTicks == 0 && len(w.liveTabs(u)) > 0 {
-			w.api.Read(ctx, u.token, u.room)
+		if ticked {
+			tick++
+			nextTick = nextTick.Add(w.hb())
+			// Events come on the tick, right after any heartbeat due: a
+			// crash then leaves at least the lease's renewal margin to run
+			// out.
+			if w.churning.Load() {
+				if w.churnEvent(ctx, u, rng) {
+					nextTick = time.Now()
+					continue
+				}
+			}
+			if cfg.ReadEveryTicks > 0 && tick%cfg.ReadEveryTicks == 0 && len(w.liveTabs(u)) > 0 {
+				w.api.Read(ctx, u.token, u.room)
+			}
 		}
-		SleepCtx(ctx, w.hb()-time.Since(tickStart))
+		SleepCtx(ctx, time.Until(w.wakeAt(u, nextTick)))
 	}
 	if w.draining.Load() {
 		w.depart(u, w.drainByCrash(u.room))
 	}
+}
+
+// heartbeatDue says whether s heartbeats now: at its renewAt, as the
+// clients do, or on every tick for a server that sends no renewAt.
+func (w *Workload) heartbeatDue(u *simUser, s *session, now time.Time, ticked bool) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if s.renewAt.IsZero() {
+		return ticked
+	}
+	return !now.Before(s.renewAt)
+}
+
+// wakeAt is when u's loop has something to do next: its next tick or the
+// earliest renewAt of its tabs.
+func (w *Workload) wakeAt(u *simUser, nextTick time.Time) time.Time {
+	at := nextTick
+	for _, s := range w.liveTabs(u) {
+		u.mu.Lock()
+		if !s.renewAt.IsZero() && s.renewAt.Before(at) {
+			at = s.renewAt
+		}
+		u.mu.Unlock()
+	}
+	return at
 }
 
 func (w *Workload) drainByCrash(roomID string) bool {

@@ -9,6 +9,7 @@
 //
 //	scripts/bench all            # every benchmark but the soak and the fleet
 //	scripts/bench soak --duration 30m
+//	scripts/bench fanout         # what a change costs the room's listeners (in all)
 //	scripts/bench fleet          # crowds through several processes
 //	scripts/bench chaos          # processes killed and frozen under churn (10 min)
 package main
