@@ -50,7 +50,7 @@ func TestSession_DoneAndErr(t *testing.T) {
 		}, want: client.ErrPermissionDenied, wantLeave: 0},
 		{name: "FirstReasonWins", end: func(t *testing.T, e ending) {
 			e.cancel(errShutdown)
-			waitDone(t, e.s)
+			clienttest.WaitDone(t, e.s)
 			e.s.Close()
 			e.s.Leave(context.Background()) // sent all the same; the reason stays
 		}, want: errShutdown, wantLeave: 2},
@@ -84,7 +84,7 @@ func TestSession_DoneAndErr(t *testing.T) {
 				t.Fatalf("Err() = %v while the session runs", s.Err())
 			}
 			tc.end(t, ending{s, cancel, srv, clock})
-			waitDone(t, s)
+			clienttest.WaitDone(t, s)
 			if !errors.Is(s.Err(), tc.want) {
 				t.Fatalf("Err() = %v, want %v", s.Err(), tc.want)
 			}
@@ -137,11 +137,11 @@ func TestSession_HeartbeatsRunOnItsContext(t *testing.T) {
 	}
 	clock.WaitAsked(t, 1)
 	clock.Fire()
-	if e := nextEvent(t, events, 10*time.Second); e.Kind != client.Renewed {
+	if e := clienttest.NextEvent(t, events, 10*time.Second); e.Kind != client.Renewed {
 		t.Fatalf("event %+v, want Renewed", e)
 	}
 	cancel()
-	waitDone(t, s)
+	clienttest.WaitDone(t, s)
 	transport.mu.Lock()
 	defer transport.mu.Unlock()
 	for _, path := range []string{"/v1/rooms/r/heartbeat", "/v1/rooms/r/leave"} {

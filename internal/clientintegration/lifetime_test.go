@@ -8,6 +8,7 @@ import (
 	"time"
 
 	client "github.com/roomlease/roomlease/clients/go"
+	"github.com/roomlease/roomlease/clients/go/clienttest"
 )
 
 // Cancelling the context a session was started with ends it with a leave:
@@ -38,11 +39,11 @@ func TestSession_CancelLeaves(t *testing.T) {
 	generation := g.Generation()
 
 	cancel()
-	waitDone(t, g)
+	clienttest.WaitDone(t, g)
 	if !errors.Is(g.Err(), context.Canceled) {
 		t.Fatalf("Err() = %v, want context.Canceled", g.Err())
 	}
-	if e := nextEvent(t, events, time.Second); e.Kind != client.Left || e.Err != nil {
+	if e := clienttest.NextEvent(t, events, time.Second); e.Kind != client.Left || e.Err != nil {
 		t.Fatalf("event %+v, want Left without an error", e)
 	}
 	snap, err := a.Room(context.Background())

@@ -67,7 +67,7 @@ func TestSession_SilentHeartbeatCostsHalfTheLeaseLeft(t *testing.T) {
 	hangNext.Store(true)
 	start := time.Now()
 	clock.Fire()
-	e := nextEvent(t, events, lease/2+5*time.Second)
+	e := clienttest.NextEvent(t, events, lease/2+5*time.Second)
 	took := time.Since(start)
 	if e.Kind != client.Failed || !errors.Is(e.Err, client.ErrTimeout) {
 		t.Fatalf("event %+v, want Failed with ErrTimeout", e)
@@ -83,7 +83,7 @@ func TestSession_SilentHeartbeatCostsHalfTheLeaseLeft(t *testing.T) {
 	// The retry goes to the dev server, inside the lease: the same lease renewed.
 	clock.WaitAsked(t, 2)
 	clock.Fire()
-	if e := nextEvent(t, events, 20*time.Second); e.Kind != client.Renewed || e.Generation != generation {
+	if e := clienttest.NextEvent(t, events, 20*time.Second); e.Kind != client.Renewed || e.Generation != generation {
 		t.Fatalf("event %+v, want Renewed with generation %d", e, generation)
 	}
 	if g.Generation() != generation {

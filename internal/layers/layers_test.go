@@ -50,8 +50,8 @@ var layers = map[string]layer{
 	"functions/app":         wiring,
 	"cmd/roomlease-dev":     command,
 	"cmd/roomlease-load":    command,
-	"clients/go":            client, // a module of its own: see clientmodule_test.go
-	"clients/go/clienttest": client,
+	"clients/go":            client,     // a module of its own: see clientmodule_test.go
+	"clients/go/clienttest": testHelper, // the client's own tests and clientintegration share it
 	"bench":                 benchmark,
 	"bench/chaos":           benchmark,
 	"bench/fanout":          benchmark,
@@ -87,7 +87,7 @@ var allowed = map[layer][]layer{
 	command:    {function, wiring, leaf, domain, adapter, benchmark},
 	client:     nil,
 	benchmark:  {domain, adapter, leaf, client, benchmark},
-	testHelper: {testHelper},
+	testHelper: {testHelper, client},
 	testOnly:   nil,
 }
 
