@@ -127,7 +127,7 @@ type Room struct {
 	client   *firestore.Client
 	store    *firestoredb.Store
 	settings presence.Settings
-	clock    *clock
+	clock    *measure.StoppedClock
 	id       string
 	refs     []presence.SessionRef
 	stateN   int
@@ -151,7 +151,7 @@ func (r *Room) granted(g presence.Grant, err error) error {
 
 func newRoom(ctx context.Context, client *firestore.Client, id string, n int) (*Room, error) {
 	settings := presence.DefaultSettings()
-	c := newClock()
+	c := measure.NewStoppedClock(time.Now().UTC())
 	r := &Room{client: client, settings: settings, clock: c, id: id, refs: make([]presence.SessionRef, n)}
 	r.store = firestoredb.New(client, settings, c.Now)
 	if err := measure.UseLeaseTokens(r.store); err != nil {

@@ -3,7 +3,6 @@ package fanout
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -43,7 +42,7 @@ func MeasureHours(ctx context.Context, client *firestore.Client) ([]ParticipantH
 	}
 	var out []ParticipantHour
 	for _, m := range modes {
-		c := newClock()
+		c := measure.NewStoppedClock(time.Now().UTC())
 		store := firestoredb.New(client, settings, c.Now)
 		if err := measure.UseLeaseTokens(store); err != nil {
 			return nil, err
@@ -54,18 +53,10 @@ func MeasureHours(ctx context.Context, client *firestore.Client) ([]ParticipantH
 			return nil, fmt.Errorf("%s: join: %w", m.name, err)
 		}
 		ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation, Token: res.Grant.Token}
-		grant := res.Grant
 		start := store.Ops()
 		h := ParticipantHour{Mode: m.name, LeaseSeconds: m.lease.Seconds()}
-		end := c.Now().Add(time.Hour)
-		for !grant.RenewAt.After(end) {
-			c.Advance(grant.RenewAt.Sub(c.Now()))
-			g, err := store.HeartbeatAway(ctx, ref, m.away)
-			if err != nil {
-				return nil, fmt.Errorf("%s: heartbeat %d: %w", m.name, h.Requests+1, err)
-			}
-			grant, ref.Token = g, g.Token
-			h.Requests++
+		if h.Requests, err = measure.RenewUntil(ctx, store, c, ref, res.Grant, c.Now().Add(time.Hour), m.away); err != nil {
+			return nil, fmt.Errorf("%s: %w", m.name, err)
 		}
 		h.HeartbeatSeconds = time.Hour.Seconds() / float64(h.Requests)
 		ops := store.Ops().Sub(start)
@@ -73,25 +64,4 @@ func MeasureHours(ctx context.Context, client *firestore.Client) ([]ParticipantH
 		out = append(out, h)
 	}
 	return out, nil
-}
-
-// clock is a wall clock the benchmark moves forward by hand, to live
-// through leases without waiting for them.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Now().UTC()} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }

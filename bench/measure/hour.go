@@ -33,7 +33,7 @@ func ParticipantHour(ctx context.Context, hb, lease time.Duration) (Hour, presen
 		return Hour{}, settings, err
 	}
 	defer client.Close()
-	clock := newManualClock(benchStart)
+	clock := NewStoppedClock(benchStart)
 	store := firestoredb.New(client, settings, clock.Now)
 	if err := UseLeaseTokens(store); err != nil {
 		return Hour{}, settings, err
@@ -52,16 +52,11 @@ func ParticipantHour(ctx context.Context, hb, lease time.Duration) (Hour, presen
 		return Hour{}, settings, err
 	}
 	ref := presence.SessionRef{SessionKey: key, Generation: res.Session.Generation, Token: res.Grant.Token}
-	requests := int64(2) // the join, and the leave below
-	end := clock.Now().Add(time.Hour)
-	for grant := res.Grant; !grant.RenewAt.After(end); {
-		clock.Advance(grant.RenewAt.Sub(clock.Now()))
-		if grant, err = store.Renew(ctx, ref); err != nil {
-			return Hour{}, settings, fmt.Errorf("heartbeat at +%v: %w", clock.Now().Sub(benchStart), err)
-		}
-		ref.Token = grant.Token
-		requests++
+	beats, err := RenewUntil(ctx, store, clock, ref, res.Grant, clock.Now().Add(time.Hour), false)
+	if err != nil {
+		return Hour{}, settings, fmt.Errorf("at +%v: %w", clock.Now().Sub(benchStart), err)
 	}
+	requests := beats + 2 // and the join and the leave
 	if _, err := store.Leave(ctx, ref); err != nil {
 		return Hour{}, settings, err
 	}
