@@ -134,6 +134,36 @@ start_auth_emulator() {
   export FIREBASE_AUTH_EMULATOR_HOST="127.0.0.1:$AUTH_PORT"
 }
 
+# pubsub_emulator_jar prints the path of gcloud's Pub/Sub emulator jar, or
+# fails when the component is absent.
+pubsub_emulator_jar() {
+  local sdk jar
+  sdk=$(gcloud info --format='value(installation.sdk_root)' 2>/dev/null) || return 1
+  for jar in "$sdk"/platform/pubsub-emulator/lib/*-all.jar; do
+    [ -f "$jar" ] && printf '%s\n' "$jar" && return 0
+  done
+  return 1
+}
+
+# start_pubsub_emulator: gcloud's Pub/Sub emulator run by java directly, as
+# the Firestore emulator is, on PUBSUB_PORT (default 8085). It answers "Ok"
+# on / once it serves.
+start_pubsub_emulator() {
+  PUBSUB_PORT=${PUBSUB_PORT:-8085}
+  if port_in_use "$PUBSUB_PORT"; then
+    echo "roomlease: port $PUBSUB_PORT is busy; set PUBSUB_PORT to a free port" >&2
+    return 1
+  fi
+  local jar
+  jar=$(pubsub_emulator_jar) || {
+    echo "roomlease: the Pub/Sub emulator is missing: install google-cloud-cli-pubsub-emulator (apt) or run gcloud components install pubsub-emulator" >&2
+    return 1
+  }
+  start_bg pubsub java -jar "$jar" --host=127.0.0.1 --port="$PUBSUB_PORT"
+  wait_http "http://127.0.0.1:$PUBSUB_PORT/" Ok 90 "$STARTED_PID" || fail_start "the Pub/Sub emulator" pubsub || return 1
+  export PUBSUB_EMULATOR_HOST="127.0.0.1:$PUBSUB_PORT"
+}
+
 # emulators_stop signals the process groups we started, waits a little, then
 # kills whatever is left of them. Safe to call twice, and when some of them
 # have already died: a failed kill must not end the loop (callers run with
