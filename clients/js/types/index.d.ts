@@ -220,7 +220,10 @@ export interface RoomSnapshot {
 /**
  * The API's error codes (README.md, "The API"), "network", "timeout", or
  * `http_<status>` for an answer without the documented body. Open-ended, so
- * that a newer server's codes still type-check.
+ * that a newer server's codes still type-check. test/declarations.test.mjs
+ * checks the named ones against the server's error table: every code the
+ * server sends is named here, and every code named here is the server's or
+ * one of the client's own (network, timeout, wrong_database).
  */
 export type RoomleaseErrorCode =
   | 'invalid_argument'
@@ -247,6 +250,8 @@ export type RoomleaseErrorCode =
   | 'app_check_failed'
   /** 429: too many requests from this user on this instance; see retryAfterSeconds. */
   | 'rate_limited'
+  /** 426: the server no longer serves this client's version (Roomlease-Client); upgrade @roomlease/client. */
+  | 'client_too_old'
   /**
    * The client's own refusal (status 0): its listeners would read another
    * Firestore database than the server keeps its rooms in. The message
@@ -275,12 +280,17 @@ export declare class RoomleaseError extends Error {
   clientDatabase?: DatabaseName;
 }
 
-/** GET /v1/config: where to listen, and the server's timings. */
+/**
+ * GET /v1/config: where to listen, and the server's timings. Checked
+ * against the running server's reply by test/declarations.test.mjs.
+ */
 export interface ServerConfig {
   projectId: string;
   database: string;
   heartbeatSeconds: number;
   leaseSeconds: number;
+  /** How long a departure stays in `recentlyLeft` (ROOMLEASE_RECENTLY_LEFT). */
+  recentlyLeftSeconds: number;
 }
 
 export declare class Room<S extends object = DefaultState> {
