@@ -82,9 +82,10 @@ function restartListenersOnEmulatorFramingErrors() {
  * server's database from the app; this opens the same instance first (as
  * an app that also reads Firestore itself would), to restart its listeners
  * on the emulator's framing errors, unless `openFirestore` is false.
- * close() tears them down so the process can exit.
+ * With `signIn` false nobody is signed in yet (`uid` null) until the test
+ * calls `signIn()`. close() tears them down so the process can exit.
  */
-export async function newUser(config, { openFirestore = true } = {}) {
+export async function newUser(config, { openFirestore = true, signIn = true } = {}) {
   const app = initializeApp({ apiKey: 'demo-api-key', projectId: config.projectId }, `user-${++appSeq}`);
   const auth = getAuth(app);
   connectAuthEmulator(auth, config.authEmulatorUrl, { disableWarnings: true });
@@ -96,12 +97,15 @@ export async function newUser(config, { openFirestore = true } = {}) {
     restartListenersOnEmulatorFramingErrors();
     liveFirestores.add(firestore);
   }
-  const cred = await signInAnonymously(auth);
-  return {
+  const user = {
     app,
     auth,
     firestoreEmulator,
-    uid: cred.user.uid,
+    uid: null,
+    async signIn() {
+      user.uid = (await signInAnonymously(auth)).user.uid;
+      return user.uid;
+    },
     async close() {
       if (firestore) {
         liveFirestores.delete(firestore);
@@ -111,6 +115,8 @@ export async function newUser(config, { openFirestore = true } = {}) {
       await deleteApp(app).catch(() => {});
     },
   };
+  if (signIn) await user.signIn();
+  return user;
 }
 
 export { until } from '../../../tests/lib/poll.mjs';
@@ -160,6 +166,10 @@ export function holdableTimers() {
     asked,
     /** Every request deadline it set (kind 'deadline'), in order; not part of `asked`. */
     deadlines,
+    /** How many callbacks came due while held and wait for release(). */
+    get queued() {
+      return queue.length;
+    },
     set(fn, ms, kind) {
       (kind === 'deadline' ? deadlines : asked).push(ms);
       const h = setTimeout(() => {

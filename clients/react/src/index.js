@@ -59,10 +59,10 @@ function useActions(store, roomId) {
       setTyping: (typing) => (roomId && store.handle(roomId)?.room?.setTyping(typing)) || Promise.resolve(),
       setState: async (state) => (await joined()).setState(state),
       markRead: async (seq) => (await joined()).markRead(seq),
+      // Also stops the join's retries; mounting again joins again.
       leave: async () => {
         const h = roomId ? store.handle(roomId) : null;
-        const room = h && (await h.joined);
-        return room ? room.leave() : { removed: false };
+        return h ? h.leave() : { removed: false };
       },
     };
   }, [store, roomId]);
@@ -75,7 +75,9 @@ function useActions(store, roomId) {
  * revision, this user's state, away, the last error, the Room itself, and
  * setTyping, setState, markRead and leave. A falsy roomId joins nothing
  * (status 'idle'). options.displayName and options.state go with the join;
- * a changed displayName renames.
+ * a changed displayName renames. A failed join that a retry may fix is
+ * retried while mounted (status 'joining', with the error); one that it
+ * cannot ends in 'denied' (403) or 'closed', with the error.
  */
 export function useRoom(roomId, options = {}) {
   const store = useStore('useRoom');

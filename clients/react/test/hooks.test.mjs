@@ -1,7 +1,8 @@
 // The hooks against the running stack (scripts/test-web: the API on a named
-// database with short leases, the emulators). Each test watches the room
-// from a second user, a plain Node client, so that "no ghost" is what
-// another participant sees, not what the hook believes.
+// database with short leases, the emulators): joining once, leaving once,
+// sharing, renaming. Each test watches the room from a second user
+// (stack.mjs). A handle's lifecycle, retries and rejoins, is in
+// lifecycle.test.mjs.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StrictMode, createElement as h } from 'react';
@@ -10,44 +11,13 @@ import { createRoomleaseClient } from '@roomlease/client/node';
 import { RoomleaseProvider, useParticipants, useRoom, useTyping } from '@roomlease/react';
 import { storeFor } from '../src/store.js';
 import {
-  SLACK_MS, namesOf, newUser, recordingFetch, roomName, stackSuite, until,
+  SLACK_MS, namesOf, newUser, recordingFetch, roomName, until,
 } from '../../js/test/helpers.mjs';
 import { render, renderHook } from './render.mjs';
-
-/**
- * Join requests the hooks made: all joins but those the client's lease
- * loop sent after a heartbeat was answered 409 (a lease lost on a slow
- * machine is the client's business, not a second mount's).
- */
-const hookJoins = (rec) => rec.of('join').length - rec.of('heartbeat').filter((c) => c.status === 409).length;
-
-const sameNames = (a, b) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+import { hookJoins, reactStack, sameNames } from './stack.mjs';
 
 describe('@roomlease/react against the stack', () => {
-  const suite = stackSuite();
-  const { cleanups } = suite;
-
-  /** A signed-in user with a Node client whose API calls are recorded. */
-  async function user({ fetch, clientOptions } = {}) {
-    const u = await newUser(suite.config);
-    const rec = recordingFetch(fetch);
-    const client = createRoomleaseClient({
-      apiUrl: suite.config.apiUrl, auth: u.auth, app: u.app, firestoreEmulator: u.firestoreEmulator, fetch: rec.fetch, ...clientOptions,
-    });
-    cleanups.push(async () => {
-      client.close();
-      await u.close();
-    });
-    return { ...u, client, rec };
-  }
-
-  /** A second participant who watches the room with the plain client. */
-  async function observer(roomId) {
-    const u = await user();
-    const room = await u.client.join(roomId, { displayName: 'Observer' });
-    cleanups.push(() => room.leave().catch(() => {}));
-    return room;
-  }
+  const { suite, cleanups, user, observer } = reactStack();
 
   test('a StrictMode double mount joins once; the real unmount leaves once and leaves no ghost', { timeout: 60_000 }, async () => {
     const roomId = roomName('react-strict');

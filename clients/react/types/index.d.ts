@@ -6,7 +6,10 @@ import type {
 
 /**
  * The client's statuses, and `idle`: no room id was given, nothing is
- * joined. A join that failed shows `denied` (403) or `closed`, with `error`.
+ * joined. A first join that failed for a reason that passes (no user
+ * signed in yet, no network, a 5xx, a 429) stays `joining`, with `error`,
+ * and is tried again with backoff while mounted; one that a retry cannot
+ * fix shows `denied` (403) or `closed`, with `error` saying which.
  */
 export type RoomHookStatus = RoomStatus | 'idle';
 
@@ -48,7 +51,11 @@ export interface RoomView<S extends object = DefaultState> {
   state: S | null;
   /** Whether this session's heartbeats say away. */
   away: boolean;
-  /** A refused join, or the last failed request until the lease is next renewed. */
+  /**
+   * While `joining`: the last failed try (retried meanwhile). With `denied`
+   * or `closed`: the refusal that ended the join. Once joined: the last
+   * failed request until the lease is next renewed.
+   */
   error: RoomleaseError | Error | null;
   /** The client's Room, once joined: everything the hooks do not cover. */
   room: Room<S> | null;
@@ -61,7 +68,11 @@ export interface RoomActions<S extends object = DefaultState> {
   setState(state: S): Promise<{ state: S; revision: number }>;
   /** Records this user's read position (waits for the join). */
   markRead(seq: number): Promise<number | null>;
-  /** Leaves the room now (status `left`); unmounting leaves too. */
+  /**
+   * Leaves the room now (status `left`) for every component sharing it,
+   * and stops a join still being retried; unmounting leaves too. A
+   * component mounted for the room afterwards joins again.
+   */
   leave(): Promise<{ removed: boolean }>;
 }
 
@@ -71,7 +82,8 @@ export type UseRoomResult<S extends object = DefaultState> = RoomView<S> & RoomA
  * Joins roomId while the component is mounted: every component asking for
  * the same room shares one join, StrictMode's double mount included, and
  * the room is left once the last one unmounts. A null, undefined or empty
- * roomId joins nothing (status `idle`).
+ * roomId joins nothing (status `idle`). A failed join is retried while
+ * mounted unless a retry cannot fix it (see RoomHookStatus).
  */
 export declare function useRoom<S extends object = DefaultState>(
   roomId: string | null | undefined,
