@@ -101,21 +101,32 @@ export function useRoom(roomId, options = {}) {
 const participantsOf = (snapshot) => snapshot.participants;
 const typingOf = (snapshot) => snapshot.typing;
 
+/** In development, warns when no useRoom holds the room a reader hook reads. */
+function useExpectHolder(store, roomId, hook) {
+  useEffect(() => {
+    if (roomId) store.expectHolder(roomId, hook);
+  }, [store, roomId, hook]);
+}
+
 /**
  * The participants of a room that a useRoom in this tree holds (this hook
- * joins nothing): [] until then. Re-renders only when the roster changes.
+ * joins nothing, and warns in development when no useRoom holds the room):
+ * [] until then. Re-renders only when the roster changes.
  */
 export function useParticipants(roomId) {
   const store = useStore('useParticipants');
+  useExpectHolder(store, roomId, 'useParticipants');
   return useRoomSnapshot(store, roomId, IDLE, participantsOf);
 }
 
 /**
- * Who else is typing in a room that a useRoom in this tree holds, and
- * setTyping for this user. Re-renders only when that list changes.
+ * Who else is typing in a room that a useRoom in this tree holds (this
+ * hook joins nothing either, and warns likewise), and setTyping for this
+ * user. Re-renders only when that list changes.
  */
 export function useTyping(roomId) {
   const store = useStore('useTyping');
+  useExpectHolder(store, roomId, 'useTyping');
   const typing = useRoomSnapshot(store, roomId, IDLE, typingOf);
   const { setTyping } = useActions(store, roomId);
   return useMemo(() => ({ typing, setTyping }), [typing, setTyping]);

@@ -29,6 +29,19 @@ const RELEASE_DELAY_MS = 0;
 /** setTimeout, for a client without timers of its own. */
 const plainTimers = { set: (fn, ms) => setTimeout(fn, ms), clear: (id) => clearTimeout(id) };
 
+/**
+ * Whether to warn about likely mistakes: not in a production build (where
+ * a bundler replaces process.env.NODE_ENV), and not where there is no
+ * process to ask and nothing replaced it (a page without a bundler).
+ */
+function development() {
+  try {
+    return process.env.NODE_ENV !== 'production';
+  } catch {
+    return true;
+  }
+}
+
 export class RoomStore {
   /** @param {import('@roomlease/client').RoomleaseClient} client */
   constructor(client) {
@@ -41,6 +54,8 @@ export class RoomStore {
     this._leaving = new Map();
     /** Observers by room id: useSyncExternalStore's callbacks. */
     this._observers = new Map();
+    /** Rooms already warned about (expectHolder). */
+    this._warned = new Set();
   }
 
   /** Settles once no leave of the room is in flight. */
@@ -56,6 +71,22 @@ export class RoomStore {
     this._leaving.set(roomId, all);
     all.then(() => {
       if (this._leaving.get(roomId) === all) this._leaving.delete(roomId);
+    });
+  }
+
+  /**
+   * A reader hook (useParticipants, useTyping) mounted for roomId: in
+   * development, once the commit's effects have run (a useRoom above it
+   * acquires after it: React runs a child's effects first), warn if no
+   * useRoom holds the room, since the reader joins nothing and shows [].
+   */
+  expectHolder(roomId, hook) {
+    if (this._warned.has(roomId) || !development()) return;
+    queueMicrotask(() => {
+      if (this.handles.has(roomId) || this._warned.has(roomId)) return;
+      this._warned.add(roomId);
+      console.warn(`@roomlease/react: ${hook}(${JSON.stringify(roomId)}) reads a room that no useRoom(${JSON.stringify(roomId)}) `
+        + 'under this RoomleaseProvider holds: it joins nothing, and shows an empty list until a useRoom for the room mounts.');
     });
   }
 

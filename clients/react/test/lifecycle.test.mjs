@@ -1,14 +1,14 @@
 // A room handle's lifecycle against the running stack, tried as a new user
 // would: a first join that fails (no user yet, no network, a 503) comes in
 // by itself while mounted; one the server refuses for good stops and says
-// why; and a component mounted again after leave() joins again, also
-// within the same commit.
+// why; a component mounted again after leave() joins again, also within
+// the same commit; and a reader hook with no useRoom for its room says so.
 // Where order matters the test holds a request (or the client's timers)
 // until it has seen the state in between.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StrictMode, createElement as h } from 'react';
-import { RoomleaseProvider, useRoom } from '@roomlease/react';
+import { RoomleaseProvider, useParticipants, useRoom, useTyping } from '@roomlease/react';
 import { storeFor } from '../src/store.js';
 import {
   SLACK_MS, holdableTimers, namesOf, roomName, until,
@@ -201,5 +201,63 @@ describe('a room handle\'s lifecycle against the stack', () => {
     r.unmount();
     await until('the observer sees Ada gone', () => sameNames(namesOf(watcher), ['Observer']), SLACK_MS);
     assert.equal(ada.rec.of('leave').length, 2);
+  });
+
+  /** console.warn's @roomlease/react messages while `fn` runs. */
+  async function warnings(fn) {
+    const seen = [];
+    const warn = console.warn;
+    console.warn = (...args) => {
+      if (String(args[0]).startsWith('@roomlease/react')) seen.push(String(args[0]));
+      else warn(...args);
+    };
+    try {
+      await fn(seen);
+    } finally {
+      console.warn = warn;
+    }
+    return seen;
+  }
+
+  test('useParticipants and useTyping with no useRoom for their room warn once in development and join nothing', { timeout: 60_000 }, async () => {
+    const roomId = roomName('react-reader');
+    const ada = await user();
+    const got = {};
+    function Roster() {
+      got.participants = useParticipants(roomId);
+      got.typing = useTyping(roomId);
+      return null;
+    }
+    const seen = await warnings(async (warned) => {
+      const r = render(h(StrictMode, null, h(RoomleaseProvider, { client: ada.client }, h(Roster))));
+      await until('a warning', () => warned.length > 0, SLACK_MS);
+      r.unmount();
+    });
+    assert.equal(seen.length, 1, `one warning for the room: ${seen}`);
+    assert.ok(seen[0].includes(`useParticipants("${roomId}")`) || seen[0].includes(`useTyping("${roomId}")`), seen[0]);
+    assert.ok(seen[0].includes(`useRoom("${roomId}")`), seen[0]);
+    assert.deepEqual(got.participants, []);
+    assert.deepEqual(got.typing.typing, []);
+    assert.equal(ada.rec.calls.length, 0, 'nothing was asked of the API');
+  });
+
+  test('a reader hook under a useRoom for its room does not warn, though its effect runs first', { timeout: 60_000 }, async () => {
+    const roomId = roomName('react-reader-held');
+    const ada = await user();
+    const got = {};
+    function Roster() {
+      got.participants = useParticipants(roomId);
+      return null;
+    }
+    function Page() {
+      got.room = useRoom(roomId, { displayName: 'Ada' });
+      return h(Roster);
+    }
+    const seen = await warnings(async () => {
+      const r = render(h(StrictMode, null, h(RoomleaseProvider, { client: ada.client }, h(Page))));
+      await until('the reader lists Ada', () => (got.participants || []).some((p) => p.displayName === 'Ada'), SLACK_MS * 2);
+      r.unmount();
+    });
+    assert.deepEqual(seen, []);
   });
 });

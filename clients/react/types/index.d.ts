@@ -90,10 +90,16 @@ export declare function useRoom<S extends object = DefaultState>(
   options?: UseRoomOptions<S>,
 ): UseRoomResult<S>;
 
-/** The roster of a room that a useRoom in the tree holds (joins nothing); [] until then. */
+/**
+ * The roster of a room that a useRoom in the tree holds (joins nothing); []
+ * until then. Warns in development when no useRoom holds the room.
+ */
 export declare function useParticipants<S extends object = DefaultState>(roomId: string | null | undefined): Participant<S>[];
 
-/** Others typing in a room that a useRoom in the tree holds, and setTyping for this user. */
+/**
+ * Others typing in a room that a useRoom in the tree holds, and setTyping
+ * for this user. Joins nothing; warns in development as useParticipants does.
+ */
 export declare function useTyping(roomId: string | null | undefined): {
   typing: TypingSignal[];
   setTyping(typing: boolean): Promise<void>;
