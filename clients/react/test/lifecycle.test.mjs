@@ -30,6 +30,13 @@ const isJoin = (url) => new URL(url).pathname.endsWith('/join');
 describe('a room handle\'s lifecycle against the stack', () => {
   const { user, observer } = reactStack();
 
+  function Part({ roomId, seen }) {
+    seen.value = useRoom(roomId, { displayName: 'Ada' });
+    return null;
+  }
+  const tree = (client, roomId, seen, key) => h(StrictMode, null, h(RoomleaseProvider, { client },
+    key === null ? null : h(Part, { key, roomId, seen })));
+
   test('a first join that finds no network, then a 503, is retried while mounted, showing each error meanwhile', { timeout: 90_000 }, async () => {
     const roomId = roomName('react-retry');
     const watcher = await observer(roomId);
@@ -114,6 +121,56 @@ describe('a room handle\'s lifecycle against the stack', () => {
     }
   });
 
+  test('leave() while the join waits for its retry stops it; mounting again joins', { timeout: 60_000 }, async () => {
+    const roomId = roomName('react-retry-leave');
+    const watcher = await observer(roomId);
+    // The first join is answered 503; the client's timers are held, so the
+    // retry stays scheduled until leave() comes.
+    const timers = holdableTimers();
+    timers.hold();
+    let joins = 0;
+    const ada = await user({
+      clientOptions: { timers },
+      fetch: async (url, init) => {
+        if (isJoin(url) && joins++ === 0) {
+          return new Response(JSON.stringify({ error: { code: 'unavailable', message: 'busy' } }), {
+            status: 503, headers: { 'Content-Type': 'application/json' },
+          });
+        }
+        return fetch(url, init);
+      },
+    });
+    try {
+      const seen = {};
+      const r = render(tree(ada.client, roomId, seen, 'a'));
+      await until('the 503 shows, a retry scheduled', () => seen.value?.error?.code === 'unavailable' && timers.asked.length === 1, SLACK_MS * 2);
+      const handle = storeFor(ada.client).handle(roomId);
+      assert.deepEqual(await seen.value.leave(), { removed: false });
+      await until('the hook says left', () => seen.value.status === 'left', SLACK_MS);
+      // The run is over: it settles with no Room, without the held retry.
+      let settled = null;
+      handle.joined.then((room) => {
+        settled = { room };
+      });
+      await until('the run is over', () => settled, SLACK_MS);
+      assert.equal(settled.room, null);
+      timers.release();
+
+      r.update(tree(ada.client, roomId, seen, null));
+      await until('the store let the room go', () => storeFor(ada.client).handle(roomId) === null, SLACK_MS);
+      await storeFor(ada.client).leaving(roomId);
+      assert.equal(ada.rec.of('leave').length, 0, 'nothing was joined, so nothing is left');
+      r.update(tree(ada.client, roomId, seen, 'b'));
+      await until('the new mount is joined', () => seen.value?.status === 'joined', SLACK_MS);
+      await until('the observer sees Ada', () => sameNames(namesOf(watcher), ['Ada', 'Observer']), SLACK_MS);
+      r.unmount();
+      await until('the observer sees Ada gone', () => sameNames(namesOf(watcher), ['Observer']), SLACK_MS);
+    } finally {
+      timers.release();
+      timers.dispose();
+    }
+  });
+
   test('a join the server refuses for good ends closed and says why, without retrying', { timeout: 60_000 }, async () => {
     const roomId = roomName('react-final');
     const timers = holdableTimers();
@@ -132,13 +189,6 @@ describe('a room handle\'s lifecycle against the stack', () => {
       timers.dispose();
     }
   });
-
-  function Part({ roomId, seen }) {
-    seen.value = useRoom(roomId, { displayName: 'Ada' });
-    return null;
-  }
-  const tree = (client, roomId, seen, key) => h(StrictMode, null, h(RoomleaseProvider, { client },
-    key === null ? null : h(Part, { key, roomId, seen })));
 
   test('after leave(), a component mounted again with a new key joins again', { timeout: 60_000 }, async () => {
     const roomId = roomName('react-rekey');
