@@ -31,12 +31,11 @@ export class RoomHandle {
     this.snapshot = JOINING;
     /** The run ended without a Room: a final failure, or leave() before the join. */
     this.ended = false;
-    /** leave() came before the run's join answered. */
-    this._leftEarly = false;
+    /** The current run: its `joined` promise, and whether leave() came before its join answered. */
+    this._run = null;
     this._retries = 0;
     this._retryTimer = null;
     this._authOff = null;
-    this._settle = null;
     this._offs = [];
     this._typingFrom = null;
     this._typingOthers = EMPTY;
@@ -55,26 +54,34 @@ export class RoomHandle {
    */
   _start() {
     this.ended = false;
-    this._leftEarly = false;
     this._retries = 0;
     this.error = null;
-    this.joined = new Promise((resolve) => {
-      this._settle = resolve;
+    const run = { settle: null, leftEarly: false };
+    run.joined = new Promise((resolve) => {
+      run.settle = resolve;
     });
+    this._run = run;
+    this.joined = run.joined;
     this._attempt();
   }
 
-  _stopped() {
-    return this.released || this._leftEarly;
+  /**
+   * Whether a run's answer is no longer wanted: the handle was released,
+   * leave() came first, or a newer run replaced it (a join of an old run
+   * that answers late then goes to that run's leave, not to this handle).
+   */
+  _stopped(run) {
+    return this.released || run.leftEarly || run !== this._run;
   }
 
-  _finish(room) {
-    const settle = this._settle;
-    this._settle = null;
+  _finish(run, room) {
+    const { settle } = run;
+    run.settle = null;
     if (settle) settle(room);
   }
 
   _attempt() {
+    const run = this._run;
     this._retryTimer = null;
     this._stopWaitingForSignIn();
     // A leave of this room still in flight (an earlier handle's, or this
@@ -82,16 +89,16 @@ export class RoomHandle {
     // Room back from the client (one Room per room id), just before the
     // leave ends it.
     this.store.leaving(this.roomId)
-      .then(() => (this._stopped() ? null : this.store.client.join(this.roomId, {
+      .then(() => (this._stopped(run) ? null : this.store.client.join(this.roomId, {
         ...(this.displayName ? { displayName: this.displayName } : {}),
         ...(this.initialState ? { state: this.initialState } : {}),
       })))
       .then((room) => {
-        if (room && !this._stopped()) this._attach(room);
-        this._finish(room);
+        if (room && !this._stopped(run)) this._attach(room);
+        this._finish(run, room);
       }, (err) => {
-        if (this._stopped()) {
-          this._finish(null);
+        if (this._stopped(run)) {
+          this._finish(run, null);
           return;
         }
         this.error = err;
@@ -101,7 +108,7 @@ export class RoomHandle {
         }
         this.ended = true;
         this._publish(err && err.status === 403 ? 'denied' : 'closed');
-        this._finish(null);
+        this._finish(run, null);
       });
   }
 
@@ -124,7 +131,7 @@ export class RoomHandle {
     if (this._retryTimer === null) return;
     this.store.timers.clear(this._retryTimer);
     this._retryTimer = null;
-    this._finish(null);
+    this._finish(this._run, null);
   }
 
   /**
@@ -172,11 +179,12 @@ export class RoomHandle {
     const left = (async () => {
       if (this.room) return this.room.leave();
       if (this.ended) return { removed: false };
-      this._leftEarly = true;
+      const run = this._run;
+      run.leftEarly = true;
       this.ended = true;
       this._cancelRetry();
       this._publish('left');
-      const room = await this.joined;
+      const room = await run.joined;
       return room ? room.leave() : { removed: false };
     })();
     this.store.trackLeave(this.roomId, left);

@@ -27,6 +27,19 @@ function gate() {
 
 const isJoin = (url) => new URL(url).pathname.endsWith('/join');
 
+/** What `promise` resolves to, failing (rather than hanging) if it has not settled within `ms`. */
+async function settled(what, promise, ms) {
+  let out = null;
+  promise.then((value) => {
+    out = { value };
+  }, (error) => {
+    out = { error };
+  });
+  await until(what, () => out, ms);
+  if (out.error) throw out.error;
+  return out.value;
+}
+
 describe('a room handle\'s lifecycle against the stack', () => {
   const { user, observer } = reactStack();
 
@@ -148,12 +161,7 @@ describe('a room handle\'s lifecycle against the stack', () => {
       assert.deepEqual(await seen.value.leave(), { removed: false });
       await until('the hook says left', () => seen.value.status === 'left', SLACK_MS);
       // The run is over: it settles with no Room, without the held retry.
-      let settled = null;
-      handle.joined.then((room) => {
-        settled = { room };
-      });
-      await until('the run is over', () => settled, SLACK_MS);
-      assert.equal(settled.room, null);
+      assert.equal(await settled('the run is over', handle.joined, SLACK_MS), null);
       timers.release();
 
       r.update(tree(ada.client, roomId, seen, null));
@@ -251,6 +259,36 @@ describe('a room handle\'s lifecycle against the stack', () => {
     r.unmount();
     await until('the observer sees Ada gone', () => sameNames(namesOf(watcher), ['Observer']), SLACK_MS);
     assert.equal(ada.rec.of('leave').length, 2);
+  });
+
+  test('leave() while the join is in flight, then a new key in the same commit: the late join is left, then the room joined again', { timeout: 60_000 }, async () => {
+    const roomId = roomName('react-rekey-inflight');
+    const watcher = await observer(roomId);
+    const joinGate = gate();
+    let joins = 0;
+    const ada = await user({
+      fetch: async (url, init) => {
+        if (isJoin(url) && joins++ === 0) await joinGate.opened;
+        return fetch(url, init);
+      },
+    });
+    const seen = {};
+    const r = render(tree(ada.client, roomId, seen, 'a'));
+    await until('the first join is on its way', () => ada.rec.of('join').length === 1, SLACK_MS);
+    const leaving = seen.value.leave();
+    await until('the hook says left', () => seen.value.status === 'left', SLACK_MS);
+    // The new mount takes the same handle, finished, before the first
+    // join has answered: that join belongs to the leave, not to the new run.
+    r.update(tree(ada.client, roomId, seen, 'b'));
+    await until('the new mount is joining', () => seen.value?.status === 'joining', SLACK_MS);
+    joinGate.open();
+    assert.deepEqual(await settled('the leave is answered', leaving, SLACK_MS), { removed: true }, 'the late join\'s lease was given back');
+    await until('the new mount is joined', () => seen.value?.status === 'joined', SLACK_MS);
+    await until('the observer sees Ada', () => sameNames(namesOf(watcher), ['Ada', 'Observer']), SLACK_MS);
+    assert.equal(hookJoins(ada.rec), 2);
+    assert.equal(ada.rec.of('leave').length, 1);
+    r.unmount();
+    await until('the observer sees Ada gone', () => sameNames(namesOf(watcher), ['Observer']), SLACK_MS);
   });
 
   /** console.warn's @roomlease/react messages while `fn` runs. */
