@@ -14,7 +14,7 @@ test('npm pack ships every file the exports and types name', async () => {
   const files = await packedFiles(PKG);
   for (const t of exportTargets(manifest)) assert.ok(files.has(t), `${t} is named by package.json but not packed`);
   // What the entry point imports must ship too.
-  assert.ok(files.has('src/store.js'));
+  for (const f of ['src/store.js', 'src/handle.js', 'src/retry.js', 'src/snapshots.js']) assert.ok(files.has(f), `${f} is not packed`);
   assert.ok(files.has('README.md'));
   assert.ok(files.has('LICENSE'), 'the licence ships with the package');
   assert.ok(![...files].some((f) => f.startsWith('typecheck/')), 'the type-check fixture is not published');
