@@ -121,7 +121,10 @@ export class RoomHandle {
       if (this._retryTimer === id) this._attempt();
     }, retryDelayMs(this._retries, err, client.random));
     this._retryTimer = id;
-    if (err.code === 'unauthenticated') this._waitForSignIn();
+    // Only while nobody is signed in: Auth calls back at once with the
+    // current user, so a user whose token the server refused would
+    // otherwise be retried in a tight loop instead of with backoff.
+    if (err.code === 'unauthenticated' && !this.store.client.auth?.currentUser) this._waitForSignIn();
     this._publish('joining');
   }
 
@@ -136,7 +139,8 @@ export class RoomHandle {
 
   /**
    * Rendered before the user signed in: the join goes out as soon as Auth
-   * says someone has, rather than at the next retry.
+   * says someone has, rather than at the next retry. Auth's first call
+   * back says who is signed in now: nobody, or the user who just did.
    */
   _waitForSignIn() {
     const auth = this.store.client.auth;

@@ -134,6 +134,41 @@ describe('a room handle\'s lifecycle against the stack', () => {
     }
   });
 
+  test('a signed-in user whose token the server refuses is retried with backoff, not at every word from Auth', { timeout: 60_000 }, async () => {
+    const roomId = roomName('react-refused-token');
+    const timers = holdableTimers();
+    timers.hold();
+    const ada = await user({
+      clientOptions: { timers },
+      fetch: async (url, init) => (isJoin(url)
+        ? new Response(JSON.stringify({ error: { code: 'unauthenticated', message: 'token revoked' } }), {
+          status: 401, headers: { 'Content-Type': 'application/json' },
+        })
+        : fetch(url, init)),
+    });
+    try {
+      const probe = renderHook(ada.client, () => useRoom(roomId, { displayName: 'Ada' }));
+      await until('the 401 shows, a retry scheduled', () => probe.value?.error?.status === 401 && timers.asked.length === 1, SLACK_MS);
+      const handle = storeFor(ada.client).handle(roomId);
+      const retry = handle._retryTimer;
+      assert.notEqual(retry, null);
+      // Auth calls every new listener back with the user it has; once this
+      // one is called, any listener the handle added has been called too.
+      await new Promise((resolve) => {
+        const off = ada.auth.onAuthStateChanged(() => {
+          off();
+          resolve();
+        });
+      });
+      assert.equal(handle._retryTimer, retry, 'still waiting for the backoff, not joining again at once');
+      assert.equal(probe.value.status, 'joining');
+      probe.unmount();
+    } finally {
+      timers.release();
+      timers.dispose();
+    }
+  });
+
   test('leave() while the join waits for its retry stops it; mounting again joins', { timeout: 60_000 }, async () => {
     const roomId = roomName('react-retry-leave');
     const watcher = await observer(roomId);
