@@ -1,8 +1,8 @@
 // The hooks against the running stack (scripts/test-web: the API on a named
 // database with short leases, the emulators): joining once, leaving once,
 // sharing, renaming. Each test watches the room from a second user
-// (stack.mjs). A handle's lifecycle, retries and rejoins, is in
-// lifecycle.test.mjs.
+// (stack.mjs). Failed joins are in join-failures.test.mjs, joining again
+// after leave() in rejoin.test.mjs, reader hooks alone in readers.test.mjs.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StrictMode, createElement as h } from 'react';

@@ -3,8 +3,10 @@
 // with recorded API calls, and a second participant, a plain Node client,
 // who watches the room, so that "no ghost" or "joined" is what another
 // participant sees, not what the hook believes.
+import { StrictMode, createElement as h } from 'react';
 import { createRoomleaseClient } from '@roomlease/client/node';
-import { newUser, recordingFetch, stackSuite } from '../../js/test/helpers.mjs';
+import { RoomleaseProvider, useRoom } from '@roomlease/react';
+import { newUser, recordingFetch, stackSuite, until } from '../../js/test/helpers.mjs';
 
 /**
  * Join requests the hooks made: all joins but those the client's lease
@@ -48,3 +50,39 @@ export function reactStack() {
 
   return { suite, cleanups, user, observer };
 }
+
+/** A promise and the function that settles it: a request held until the test lets it go. */
+export function gate() {
+  let open;
+  const opened = new Promise((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+export const isJoin = (url) => new URL(url).pathname.endsWith('/join');
+
+/** What `promise` resolves to, failing (rather than hanging) if it has not settled within `ms`. */
+export async function settled(what, promise, ms) {
+  let out = null;
+  promise.then((value) => {
+    out = { value };
+  }, (error) => {
+    out = { error };
+  });
+  await until(what, () => out, ms);
+  if (out.error) throw out.error;
+  return out.value;
+}
+
+function Part({ roomId, seen }) {
+  seen.value = useRoom(roomId, { displayName: 'Ada' });
+  return null;
+}
+
+/**
+ * A StrictMode tree with one component that holds roomId under key `key`
+ * (none for null); `seen.value` is what its useRoom returned.
+ */
+export const tree = (client, roomId, seen, key) => h(StrictMode, null, h(RoomleaseProvider, { client },
+  key === null ? null : h(Part, { key, roomId, seen })));
