@@ -42,12 +42,16 @@ type JoinRequest struct {
 	Away bool
 }
 
-// Validate returns EInvalid for a bad id or display name.
+// Validate returns EInvalid for a bad id or display name, or a state
+// Firestore would refuse (State.Validate).
 func (r JoinRequest) Validate() error {
 	if err := r.SessionKey.Validate(); err != nil {
 		return err
 	}
-	return ValidateDisplayName(r.DisplayName)
+	if err := ValidateDisplayName(r.DisplayName); err != nil {
+		return err
+	}
+	return r.State.Validate()
 }
 
 // SessionRef names one session and the generation its holder believes in:
