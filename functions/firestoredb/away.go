@@ -22,7 +22,10 @@ import (
 // the entry and the user's revision shard when the roster's away changes
 // (every live session of the user away, or no longer): a visible change.
 // Reading the entry serialises the change with the user's joins and
-// departures, which recount the same flag.
+// departures, which recount the same flag. Siblings whose leases have ended
+// are judged as a departure judges them: re-read in the transaction, left
+// out of the recount and deleted with it (presence.PlanAway), so that a
+// late renewal of one either is read here or finds it gone.
 //
 // A heartbeat whose token (ref.Token) says the session is in the mode asked
 // for is fenced without a read, as Renew's is; a change of mode always
@@ -67,6 +70,9 @@ func (s *Store) HeartbeatAway(ctx context.Context, ref presence.SessionRef, away
 			return err
 		}
 		sess, read = plan.Session, time.Time{}
+		if err := s.deleteSessions(tx, ref.SessionKey, plan.ExpiredSiblings); err != nil {
+			return err
+		}
 		if plan.WriteParticipant {
 			if err := tx.set(s.participant(ref.RoomID, ref.ParticipantID), participantToRecord(plan.Participant)); err != nil {
 				return err
