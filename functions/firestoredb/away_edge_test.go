@@ -52,7 +52,7 @@ func TestLeaseEdge_RenewalAgainstASiblingsAwayToggle(t *testing.T) {
 				}
 			})
 			f.setClock(edge.Add(time.Millisecond))
-			if _, err := f.store.HeartbeatAway(f.ctx, ref("edge", "alice", "s1", s1.Session.Generation), true); err != nil {
+			if _, err := f.store.HeartbeatAway(f.ctx, presence.AwayRequest{SessionRef: ref("edge", "alice", "s1", s1.Session.Generation), Away: true}); err != nil {
 				t.Fatal(err)
 			}
 			if !ran.Load() {
@@ -67,7 +67,7 @@ func TestLeaseEdge_RenewalAgainstASiblingsAwayToggle(t *testing.T) {
 			f, s1, s2, edge := awayEdgeFixture(t)
 			heartbeats := f.instance(t, fixedClock(edge.Add(-time.Millisecond)))
 			f.setClock(edge.Add(time.Millisecond))
-			if _, err := f.store.HeartbeatAway(f.ctx, ref("edge", "alice", "s1", s1.Session.Generation), true); err != nil {
+			if _, err := f.store.HeartbeatAway(f.ctx, presence.AwayRequest{SessionRef: ref("edge", "alice", "s1", s1.Session.Generation), Away: true}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := heartbeats.Heartbeat(f.ctx, s2ref(s2))

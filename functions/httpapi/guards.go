@@ -132,6 +132,27 @@ func (h *Handler) checkStateRate(r *http.Request, uid string) error {
 	return h.limit(r, h.stateLimiter, uid, "state", "this user's state updates")
 }
 
+// changeAllowance is the user's allowance of chosen changes for one
+// request, from the same budget as their state updates: the store asks it
+// only when the request would change what the roster shows at the
+// client's choice (a join's new state, name or mode, an away toggle), so
+// that every such change counts, whichever request carries it. A refusal
+// is remembered in wait, for the reply. Nil when there is no state limit.
+func (h *Handler) changeAllowance(r *http.Request, uid, action string, wait *time.Duration) presence.Allowance {
+	if h.stateLimiter == nil {
+		return nil
+	}
+	return func() bool {
+		ok, w := h.stateLimiter.Allow(uid)
+		if !ok {
+			*wait = w
+			h.log.DebugContext(r.Context(), "change held", "component", "api", "action", action,
+				"limit", "this user's state updates", "retryAfterSeconds", retryAfterSeconds(w))
+		}
+		return ok
+	}
+}
+
 // checkAddress takes one request from the client address's allowance. It is
 // the first gate, before App Check and the ID token: a limit keyed by uid
 // comes after the token is verified and the user looked up, and anonymous

@@ -45,6 +45,18 @@ func allAway(now time.Time, sessions []Session) bool {
 	return live > 0
 }
 
+// AwayRequest is a heartbeat that says whether its session is away.
+type AwayRequest struct {
+	SessionRef
+	Away bool
+	// Allowance is asked, by the store, when the toggle would change the
+	// roster's away (a chosen change): refused, the heartbeat renews the
+	// lease in the mode in force, as a heartbeat of that mode would, and
+	// the toggle waits for a later heartbeat. A heartbeat is never refused
+	// for its flag: that would end a live lease.
+	Allowance Allowance
+}
+
 // AwayPlan is what a heartbeat that changes its session's away flag writes.
 type AwayPlan struct {
 	Session Session
@@ -57,6 +69,9 @@ type AwayPlan struct {
 	// at now: the recount leaves them out, so the heartbeat deletes them,
 	// as a departure does (see ExpiredSiblings).
 	ExpiredSiblings []string
+	// ChosenChange says the roster's away changes: a chosen change (see
+	// Allowance), which waits when the user's allowance is spent.
+	ChosenChange bool
 }
 
 // PlanAway decides a heartbeat at now that says its session is away or
@@ -83,6 +98,7 @@ func (s Settings) PlanAway(now time.Time, st DepartureState, ref SessionRef, awa
 	sessions := withSession(st.Sessions, sess)
 	p.ExpiredSiblings = ExpiredSiblings(now, sessions, sess.ID)
 	count, a := liveOthers(now, sessions, sess.ID)+1, allAway(now, sessions)
+	p.ChosenChange = a != p.Participant.Away
 	if a != p.Participant.Away || count != p.Participant.SessionCount {
 		p.Participant.Away, p.Participant.SessionCount = a, count
 		p.Participant.ExpireAt = now.Add(s.RecordHorizon)

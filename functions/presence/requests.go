@@ -40,6 +40,13 @@ type JoinRequest struct {
 	// Away says the joining session starts away (a page joining while
 	// hidden).
 	Away bool
+	// Allowance is asked, by the store, when the join would make a chosen
+	// change (a new state or name, a mode that changes the roster's away):
+	// refused, the store plans the join again with Hold.
+	Allowance Allowance
+	// Hold makes the join keep the stored state, name and, for a session
+	// that exists, its mode, when those are all it would change visibly.
+	Hold bool
 }
 
 // Validate returns EInvalid for a bad id or display name, or a state
