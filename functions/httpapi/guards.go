@@ -124,7 +124,9 @@ func (h *Handler) checkRate(r *http.Request, uid, action string) error {
 
 // checkStateRate takes one state update from the user's allowance for
 // them: a state change costs a read for every listener in the room, so it
-// has a budget of its own, well below the requests' (see Options).
+// has a budget of its own, well below the requests' (see Options), which
+// joins and away heartbeats share (changeAllowance). A state update holds
+// no lease, so it is refused up front, before anything is read.
 func (h *Handler) checkStateRate(r *http.Request, uid string) error {
 	if h.stateLimiter == nil {
 		return nil
