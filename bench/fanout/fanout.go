@@ -46,10 +46,10 @@ var Changes = []Change{
 		return err
 	}},
 	{"away toggle (tab hidden)", func(ctx context.Context, r *Room) error {
-		return r.granted(r.store.HeartbeatAway(ctx, r.refs[0], true))
+		return r.granted(r.store.HeartbeatAway(ctx, presence.AwayRequest{SessionRef: r.refs[0], Away: true}))
 	}},
 	{"back from away", func(ctx context.Context, r *Room) error {
-		return r.granted(r.store.HeartbeatAway(ctx, r.refs[0], false))
+		return r.granted(r.store.HeartbeatAway(ctx, presence.AwayRequest{SessionRef: r.refs[0], Away: false}))
 	}},
 	{"heartbeat that renews", func(ctx context.Context, r *Room) error {
 		// At renewAt, as a client sends it, with its lease token.

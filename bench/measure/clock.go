@@ -45,7 +45,7 @@ func RenewUntil(ctx context.Context, store *firestoredb.Store, clock *StoppedClo
 	var sent int64
 	for !grant.RenewAt.After(end) {
 		clock.Advance(grant.RenewAt.Sub(clock.Now()))
-		g, err := store.HeartbeatAway(ctx, ref, away)
+		g, err := store.HeartbeatAway(ctx, presence.AwayRequest{SessionRef: ref, Away: away})
 		if err != nil {
 			return sent, fmt.Errorf("heartbeat %d: %w", sent+1, err)
 		}

@@ -32,6 +32,11 @@ type Joined struct {
 	// signal (Renew): a heartbeat that carries it costs the server no
 	// read. Opaque; empty when the server issues none.
 	LeaseToken string `json:"leaseToken"`
+	// Held says the join kept the stored state, name and mode, the user's
+	// state budget being spent: it joined all the same. Send them again
+	// after RetryAfterSeconds.
+	Held              bool `json:"held"`
+	RetryAfterSeconds int  `json:"retryAfterSeconds"`
 }
 
 // Heartbeat returns the interval the server asks for.

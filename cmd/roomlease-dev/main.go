@@ -8,6 +8,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -37,12 +39,22 @@ func main() {
 
 	// Locally, renewals are fenced by lease tokens as a deployment with a
 	// key fences them, so that the demo and every test against this server
-	// exercise that path. The key is no secret: it signs tokens for the
-	// emulators only, and every dev process shares it, as a deployment's
-	// instances share theirs. Set in the environment, where the functions
-	// (function.go) read their configuration.
+	// exercise that path. Without a key in the environment, each start
+	// draws a random one: a key written in the repository would let anyone
+	// forge tokens for their own sessions (claim a lease end or mode of
+	// their choosing) wherever this server runs, and nothing stops it from
+	// being pointed at a real project. Tokens then last as long as the
+	// process; after a restart, each client's next heartbeat takes the
+	// read path once, as after a deployment's key rotation. Set in the
+	// environment, where the functions (function.go) read their
+	// configuration.
 	if os.Getenv(config.EnvLeaseTokenKey) == "" {
-		os.Setenv(config.EnvLeaseTokenKey, devLeaseTokenKey)
+		key, err := randomLeaseTokenKey()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "roomlease-dev:", err)
+			os.Exit(1)
+		}
+		os.Setenv(config.EnvLeaseTokenKey, key)
 	}
 	// Fail at start-up, not on the first request, when a setting is wrong.
 	cfg, err := config.FromEnv(os.Getenv)
@@ -142,6 +154,12 @@ func envOr(name, fallback string) string {
 	return fallback
 }
 
-// devLeaseTokenKey signs lease tokens when ROOMLEASE_LEASE_TOKEN_KEY is
-// not set: local runs only.
-const devLeaseTokenKey = "roomlease-dev: lease tokens for the emulators only"
+// randomLeaseTokenKey is a fresh key for this process's lease tokens, for
+// when ROOMLEASE_LEASE_TOKEN_KEY is not set: 48 random bytes in base64.
+func randomLeaseTokenKey() (string, error) {
+	b := make([]byte, 48)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("drawing a lease-token key: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}

@@ -22,14 +22,23 @@ import (
 // the entry and the user's revision shard when the roster's away changes
 // (every live session of the user away, or no longer): a visible change.
 // Reading the entry serialises the change with the user's joins and
-// departures, which recount the same flag.
+// departures, which recount the same flag. Siblings whose leases have ended
+// are judged as a departure judges them: re-read in the transaction, left
+// out of the recount and deleted with it (presence.PlanAway), so that a
+// late renewal of one either is read here or finds it gone.
+//
+// A toggle that would change the roster's away is a chosen change: when
+// req.Allowance refuses it, the heartbeat is an ordinary renewal in the
+// stored mode (the grant says that mode), and the toggle waits for a later
+// heartbeat. It is never refused: that would end a live lease.
 //
 // A heartbeat whose token (ref.Token) says the session is in the mode asked
-// for is fenced without a read, as Renew's is; a change of mode always
-// takes the read path.
+// for is fenced without a read, as Renew's is, and asks no allowance; a
+// change of mode always takes the read path.
 //
 // Returns what Heartbeat returns.
-func (s *Store) HeartbeatAway(ctx context.Context, ref presence.SessionRef, away bool) (presence.Grant, error) {
+func (s *Store) HeartbeatAway(ctx context.Context, req presence.AwayRequest) (presence.Grant, error) {
+	ref, away, allowance := req.SessionRef, req.Away, req.Allowance.Once()
 	if err := ref.Validate(); err != nil {
 		return presence.Grant{}, err
 	}
@@ -52,11 +61,14 @@ func (s *Store) HeartbeatAway(ctx context.Context, ref presence.SessionRef, away
 		if err != nil {
 			return err
 		}
-		if stored == nil || stored.Away == away {
+		renew := func() error { // an ordinary heartbeat, in the stored mode
 			var wrote bool
 			sess, wrote, err = s.renewIn(tx, now, ref, stored)
 			read = unlessWritten(wrote, snaps[0].UpdateTime)
 			return err
+		}
+		if stored == nil || stored.Away == away {
+			return renew()
 		}
 		st, err := s.readDeparture(ctx, tx, now, ref.SessionKey)
 		if err != nil {
@@ -66,7 +78,13 @@ func (s *Store) HeartbeatAway(ctx context.Context, ref presence.SessionRef, away
 		if err != nil {
 			return err
 		}
+		if plan.ChosenChange && !allowance.Take() {
+			return renew() // the toggle waits; nothing the roster shows changes
+		}
 		sess, read = plan.Session, time.Time{}
+		if err := s.deleteSessions(tx, ref.SessionKey, plan.ExpiredSiblings); err != nil {
+			return err
+		}
 		if plan.WriteParticipant {
 			if err := tx.set(s.participant(ref.RoomID, ref.ParticipantID), participantToRecord(plan.Participant)); err != nil {
 				return err

@@ -22,7 +22,7 @@ func TestAway_TheRosterShowsAwayWhenEverySessionIs(t *testing.T) {
 	away := func(j presence.JoinResult, a bool) (time.Time, []string) {
 		t.Helper()
 		before := emulatortest.Snapshot(t, f.client)
-		g, err := f.store.HeartbeatAway(f.ctx, ref("aw", "alice", j.Session.ID, j.Session.Generation), a)
+		g, err := f.store.HeartbeatAway(f.ctx, presence.AwayRequest{SessionRef: ref("aw", "alice", j.Session.ID, j.Session.Generation), Away: a})
 		if err != nil || g.Away != a {
 			t.Fatalf("heartbeat away=%v: %v, %v", a, g.Away, err)
 		}

@@ -49,7 +49,7 @@ func TestCompat_RecordsOfAnOlderServer(t *testing.T) {
 			t.Errorf("%s reads as away; a missing away field must read as present", p.ID)
 		}
 	}
-	if g, err := f.store.HeartbeatAway(f.ctx, ref("compat-old", "alice", "tab", gen), true); err != nil || !g.Away {
+	if g, err := f.store.HeartbeatAway(f.ctx, presence.AwayRequest{SessionRef: ref("compat-old", "alice", "tab", gen), Away: true}); err != nil || !g.Away {
 		t.Fatalf("going away on an older server's session: away %v, %v", g.Away, err)
 	}
 	if res, err := f.store.Leave(f.ctx, ref("compat-old", "alice", "tab", gen)); err != nil || !res.Removed {

@@ -47,6 +47,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	if err := req.Validate(); err != nil {
 		return presence.JoinResult{}, err
 	}
+	req.Allowance = req.Allowance.Once() // asked once, whatever the attempts (chosen.go)
 	var res presence.JoinResult
 	for step := 0; ; step++ {
 		plan, version, err := s.joinOnce(ctx, req)
@@ -54,7 +55,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 			return res, err
 		}
 		if plan.RoomStep == presence.NoRoomStep {
-			res.Session = plan.Session
+			res.Session, res.Held = plan.Session, plan.Held
 			res.Grant = s.grant(plan.Session, version) // the session's, as written
 			break
 		}
@@ -119,7 +120,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 			}
 		}
 		s.pause(hookAfterJoinReads)
-		if plan, err = s.settings.PlanJoin(now, st, req); err != nil {
+		if plan, err = s.planJoin(now, st, req); err != nil {
 			return err
 		}
 		if plan.RoomStep != presence.NoRoomStep {

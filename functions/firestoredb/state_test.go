@@ -92,3 +92,25 @@ func stateOf(r presence.Roster, uid string) presence.State {
 	}
 	return nil
 }
+
+// The store refuses, as EInvalid and without a write, a state Firestore
+// would refuse, whoever built it: a caller that skipped ParseState gets a
+// client error, not Firestore's InvalidArgument as a server fault.
+func TestState_FirestoreWouldRefuseIsInvalid(t *testing.T) {
+	f := MustOpenStore(t)
+	j := f.mustJoin(t, "stk", "alice", "tab")
+	before := emulatortest.Snapshot(t, f.client)
+	for _, st := range []presence.State{{"__name__": 1}, {"": 1}, {"a": map[string]any{"__x__": int64(2)}}, {"a": []any{map[string]any{"": true}}}} {
+		_, err := f.store.SetState(f.ctx, presence.StateRequest{SessionRef: ref("stk", "alice", "tab", j.Session.Generation), State: st})
+		if presence.ErrorCode(err) != presence.EInvalid {
+			t.Errorf("SetState(%v): %v, want invalid_argument", st, err)
+		}
+		_, err = f.store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "stk", ParticipantID: "alice", SessionID: "tab"}, State: st, HasState: true})
+		if presence.ErrorCode(err) != presence.EInvalid {
+			t.Errorf("Join with state %v: %v, want invalid_argument", st, err)
+		}
+	}
+	if changed := emulatortest.Changed(before, emulatortest.Snapshot(t, f.client)); len(changed) != 0 {
+		t.Fatalf("refused states wrote %v", changed)
+	}
+}

@@ -39,7 +39,7 @@ func (b brokenPresence) Roster(context.Context, presence.RosterRequest) (presenc
 	return presence.Roster{}, b.fail()
 }
 
-func (b brokenPresence) HeartbeatAway(context.Context, presence.SessionRef, bool) (presence.Grant, error) {
+func (b brokenPresence) HeartbeatAway(context.Context, presence.AwayRequest) (presence.Grant, error) {
 	return presence.Grant{}, b.fail()
 }
 func (b brokenPresence) SetTyping(context.Context, presence.SessionRef, bool) (presence.Grant, error) {

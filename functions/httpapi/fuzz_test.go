@@ -120,8 +120,8 @@ func (acceptAll) Join(_ context.Context, r presence.JoinRequest) (presence.JoinR
 func (acceptAll) Renew(_ context.Context, r presence.SessionRef) (presence.Grant, error) {
 	return presence.Grant{}, r.Validate()
 }
-func (acceptAll) HeartbeatAway(_ context.Context, r presence.SessionRef, away bool) (presence.Grant, error) {
-	return presence.Grant{Away: away}, r.Validate()
+func (acceptAll) HeartbeatAway(_ context.Context, r presence.AwayRequest) (presence.Grant, error) {
+	return presence.Grant{Away: r.Away}, r.Validate()
 }
 func (acceptAll) Leave(_ context.Context, r presence.SessionRef) (presence.LeaveResult, error) {
 	return presence.LeaveResult{}, r.Validate()

@@ -124,12 +124,35 @@ func (h *Handler) checkRate(r *http.Request, uid, action string) error {
 
 // checkStateRate takes one state update from the user's allowance for
 // them: a state change costs a read for every listener in the room, so it
-// has a budget of its own, well below the requests' (see Options).
+// has a budget of its own, well below the requests' (see Options), which
+// joins and away heartbeats share (changeAllowance). A state update holds
+// no lease, so it is refused up front, before anything is read.
 func (h *Handler) checkStateRate(r *http.Request, uid string) error {
 	if h.stateLimiter == nil {
 		return nil
 	}
 	return h.limit(r, h.stateLimiter, uid, "state", "this user's state updates")
+}
+
+// changeAllowance is the user's allowance of chosen changes for one
+// request, from the same budget as their state updates: the store asks it
+// only when the request would change what the roster shows at the
+// client's choice (a join's new state, name or mode, an away toggle), so
+// that every such change counts, whichever request carries it. A refusal
+// is remembered in wait, for the reply. Nil when there is no state limit.
+func (h *Handler) changeAllowance(r *http.Request, uid, action string, wait *time.Duration) presence.Allowance {
+	if h.stateLimiter == nil {
+		return nil
+	}
+	return func() bool {
+		ok, w := h.stateLimiter.Allow(uid)
+		if !ok {
+			*wait = w
+			h.log.DebugContext(r.Context(), "change held", "component", "api", "action", action,
+				"limit", "this user's state updates", "retryAfterSeconds", retryAfterSeconds(w))
+		}
+		return ok
+	}
 }
 
 // checkAddress takes one request from the client address's allowance. It is

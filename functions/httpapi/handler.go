@@ -50,9 +50,11 @@ type Options struct {
 	// IPRateLimiter, if set, limits each client address's requests (per
 	// instance), before any other gate (see clientKey for the address).
 	IPRateLimiter RateLimiter
-	// StateRateLimiter, if set, limits each user's state updates (per
-	// instance), on top of RateLimiter: every state change is read by every
-	// listener in the room.
+	// StateRateLimiter, if set, limits each user's chosen changes (per
+	// instance), on top of RateLimiter: state updates, and a join's new
+	// state, name or mode and an away toggle that change the roster
+	// (presence.Allowance). Every visible change is read by every listener
+	// in the room.
 	StateRateLimiter RateLimiter
 	// AllowClientNames lets a client's displayName win over the name its
 	// ID token carries (ROOMLEASE_CLIENT_NAMES=allow); by default the

@@ -32,6 +32,10 @@ type joinResponse struct {
 	// Database is where this room's roster lives: a client that listens
 	// elsewhere sees an empty room (see config.go).
 	Database string `json:"database"`
+	// Held, with RetryAfterSeconds: the join kept the stored state, name
+	// and mode, the user's state budget being spent (presence.Allowance).
+	Held              bool `json:"held,omitempty"`
+	RetryAfterSeconds int  `json:"retryAfterSeconds,omitempty"`
 }
 
 func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID string, who presence.Identity) error {
@@ -56,11 +60,13 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID string, wh
 		}
 		req.State, req.HasState = st, true
 	}
+	var wait time.Duration
+	req.Allowance = h.changeAllowance(r, uid, "join", &wait)
 	res, err := h.store.Join(r.Context(), req)
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, joinResponse{
+	reply := joinResponse{
 		RoomID: roomID, ParticipantID: uid, SessionID: res.Session.ID, Generation: res.Session.Generation,
 		LeaseExpiresAt:   formatTime(res.Session.LeaseExpiresAt),
 		LeaseSeconds:     h.settings.ForMode(res.Session.Away).Lease.Seconds(),
@@ -69,7 +75,11 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request, roomID string, wh
 		Database:         h.database,
 		RenewAt:          formatTime(res.Grant.RenewAt),
 		LeaseToken:       res.Grant.Token,
-	})
+	}
+	if res.Held {
+		reply.Held, reply.RetryAfterSeconds = true, retryAfterSeconds(wait)
+	}
+	httpjson.Write(w, http.StatusOK, reply)
 	return nil
 }
 
@@ -133,7 +143,12 @@ func (h *Handler) heartbeat(w http.ResponseWriter, r *http.Request, roomID strin
 		httpjson.Write(w, http.StatusOK, heartbeatResponse{leaseAnswer: leaseAnswerOf(g)})
 		return nil
 	}
-	g, err := h.store.HeartbeatAway(r.Context(), ref, *body.Away)
+	// Over the state budget, a toggle that would change the roster waits:
+	// the reply's away is the mode in force, and the client's next
+	// heartbeat asks again. Refusing the heartbeat would end a live lease.
+	var wait time.Duration
+	g, err := h.store.HeartbeatAway(r.Context(), presence.AwayRequest{SessionRef: ref, Away: *body.Away,
+		Allowance: h.changeAllowance(r, who.UID, "heartbeat", &wait)})
 	if err != nil {
 		return err
 	}

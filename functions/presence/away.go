@@ -45,20 +45,44 @@ func allAway(now time.Time, sessions []Session) bool {
 	return live > 0
 }
 
+// AwayRequest is a heartbeat that says whether its session is away.
+type AwayRequest struct {
+	SessionRef
+	Away bool
+	// Allowance is asked, by the store, when the toggle would change the
+	// roster's away (a chosen change): refused, the heartbeat renews the
+	// lease in the mode in force, as a heartbeat of that mode would, and
+	// the toggle waits for a later heartbeat. A heartbeat is never refused
+	// for its flag: that would end a live lease.
+	Allowance Allowance
+}
+
 // AwayPlan is what a heartbeat that changes its session's away flag writes.
 type AwayPlan struct {
 	Session Session
 	// Participant is written, a visible change, when WriteParticipant is
-	// set: the user's away as the roster shows it changed.
+	// set: the user's away as the roster shows it, or their session count,
+	// changed.
 	Participant      Participant
 	WriteParticipant bool
+	// ExpiredSiblings are the user's other sessions whose leases had ended
+	// at now: the recount leaves them out, so the heartbeat deletes them,
+	// as a departure does (see ExpiredSiblings).
+	ExpiredSiblings []string
+	// ChosenChange says the roster's away changes: a chosen change (see
+	// Allowance), which waits when the user's allowance is spent.
+	ChosenChange bool
 }
 
 // PlanAway decides a heartbeat at now that says its session is away or
 // back, given the user's entry and sessions (st, as a departure reads
 // them). The session takes the flag and a fresh lease of its new mode; the
-// entry's away is recounted over the user's live sessions. Returns
-// EStaleGeneration as Renew does.
+// entry's away and session count are recounted over the user's live
+// sessions, which are judged as a departure judges them: a sibling whose
+// lease has ended at now is left out and deleted (ExpiredSiblings).
+// Otherwise a foreground tab whose renewal, from an instance whose clock
+// is behind, lands after this commit would be live under an entry that
+// says away. Returns EStaleGeneration as Renew does.
 func (s Settings) PlanAway(now time.Time, st DepartureState, ref SessionRef, away bool) (AwayPlan, error) {
 	if err := checkHolder(now, st.Session, ref); err != nil {
 		return AwayPlan{}, err
@@ -71,15 +95,12 @@ func (s Settings) PlanAway(now time.Time, st DepartureState, ref SessionRef, awa
 	sess.LeaseExpiresAt = now.Add(s.ForMode(away).Lease)
 	sess.ExpireAt = sess.LeaseExpiresAt.Add(s.SessionRetention)
 	p := AwayPlan{Session: sess, Participant: *st.Participant}
-	sessions := make([]Session, 0, len(st.Sessions))
-	for _, other := range st.Sessions {
-		if other.ID == sess.ID {
-			other = sess
-		}
-		sessions = append(sessions, other)
-	}
-	if a := allAway(now, sessions); a != p.Participant.Away {
-		p.Participant.Away = a
+	sessions := withSession(st.Sessions, sess)
+	p.ExpiredSiblings = ExpiredSiblings(now, sessions, sess.ID)
+	count, a := liveOthers(now, sessions, sess.ID)+1, allAway(now, sessions)
+	p.ChosenChange = a != p.Participant.Away
+	if a != p.Participant.Away || count != p.Participant.SessionCount {
+		p.Participant.Away, p.Participant.SessionCount = a, count
 		p.Participant.ExpireAt = now.Add(s.RecordHorizon)
 		p.WriteParticipant = true
 	}

@@ -11,6 +11,10 @@ type JoinResult struct {
 	// Revision is the room's revision read after the join committed: it
 	// reflects this join and possibly later changes.
 	Revision int64
+	// Held says the join kept the stored state, name and mode, the user's
+	// allowance of chosen changes being spent (see Allowance): it joined,
+	// and the roster shows what it showed.
+	Held bool
 }
 
 // JoinState is what the store read, inside its transaction, for a join.
@@ -73,6 +77,11 @@ type JoinPlan struct {
 	// at now: the recount leaves them out, so the join deletes them (see
 	// ExpiredSiblings).
 	ExpiredSiblings []string
+	// ChosenChange says the entry's write is a chosen change (see
+	// Allowance): the same join keeping the stored state, name and mode
+	// would not write it. Held says the plan is that join (req.Hold).
+	ChosenChange bool
+	Held         bool
 }
 
 // PlanJoin decides a join at now. Returns EForbidden if the room's policy
@@ -82,7 +91,37 @@ type JoinPlan struct {
 // st.UserRooms and st.CheckedRooms), and ERoomFull if a new participant
 // would exceed the cap (judged by st.Entries, which the store counts
 // whenever the user has no entry yet).
+//
+// A join whose only visible change is one the client chose (a new state or
+// name, a mode that changes the roster's away) is a ChosenChange; with
+// req.Hold, it keeps what is stored instead and is Held. A join that adds
+// the entry or changes its session count writes the entry anyway: what it
+// carries is applied, whatever Hold says.
 func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPlan, error) {
+	p, err := s.planJoin(now, st, req)
+	if err != nil || !p.WriteParticipant || st.Participant == nil {
+		return p, err
+	}
+	kept := req
+	kept.HasState, kept.HasDisplayName = false, false
+	for _, sess := range st.Sessions {
+		if sess.ID == req.SessionID {
+			kept.Away = sess.Away
+		}
+	}
+	k, err := s.planJoin(now, st, kept)
+	switch {
+	case err != nil || k.WriteParticipant:
+		return p, err
+	case req.Hold:
+		k.Held = true
+		return k, nil
+	}
+	p.ChosenChange = true
+	return p, nil
+}
+
+func (s Settings) planJoin(now time.Time, st JoinState, req JoinRequest) (JoinPlan, error) {
 	if err := Admit(st.Policy, req.ParticipantID); err != nil {
 		return JoinPlan{}, err
 	}

@@ -16,9 +16,12 @@ import "context"
 // storage cannot be reached in time.
 type Store interface {
 	// Join admits a session and issues it a new generation with a fresh
-	// lease. Returns EForbidden if the room's policy does not list the user,
-	// ETooManySessions and ETooManyRooms at the per-user caps, and ERoomFull
-	// at the participant cap; a refused join writes nothing.
+	// lease. A join whose only visible change is a chosen one, while
+	// req.Allowance refuses, keeps the stored state, name and mode
+	// (JoinResult.Held): it is never refused for them. Returns EForbidden
+	// if the room's policy does not list the user, ETooManySessions and
+	// ETooManyRooms at the per-user caps, and ERoomFull at the participant
+	// cap; a refused join writes nothing.
 	Join(ctx context.Context, req JoinRequest) (JoinResult, error)
 	// Renew is a heartbeat: it renews a lease when a renewal is due and
 	// returns the grant (the lease's end, when to renew, a token for the
@@ -28,11 +31,13 @@ type Store interface {
 	// whatever token ref carries.
 	Renew(ctx context.Context, ref SessionRef) (Grant, error)
 	// HeartbeatAway is a heartbeat that also sets the session's away flag,
-	// and returns the grant with the flag. A change of the flag renews the
-	// lease in the new mode (Settings.ForMode) and may change the roster
-	// (the user is away when all their live sessions are). Returns what
-	// Renew returns.
-	HeartbeatAway(ctx context.Context, ref SessionRef, away bool) (Grant, error)
+	// and returns the grant with the flag in force. A change of the flag
+	// renews the lease in the new mode (Settings.ForMode) and may change
+	// the roster (the user is away when all their live sessions are); one
+	// that would change the roster while req.Allowance refuses renews in
+	// the mode in force instead (the grant says which). Returns what Renew
+	// returns.
+	HeartbeatAway(ctx context.Context, req AwayRequest) (Grant, error)
 	// Leave ends a session and reports whether it removed anything; a stale
 	// generation or a session already gone is not an error.
 	Leave(ctx context.Context, ref SessionRef) (LeaveResult, error)

@@ -40,14 +40,25 @@ type JoinRequest struct {
 	// Away says the joining session starts away (a page joining while
 	// hidden).
 	Away bool
+	// Allowance is asked, by the store, when the join would make a chosen
+	// change (a new state or name, a mode that changes the roster's away):
+	// refused, the store plans the join again with Hold.
+	Allowance Allowance
+	// Hold makes the join keep the stored state, name and, for a session
+	// that exists, its mode, when those are all it would change visibly.
+	Hold bool
 }
 
-// Validate returns EInvalid for a bad id or display name.
+// Validate returns EInvalid for a bad id or display name, or a state
+// Firestore would refuse (State.Validate).
 func (r JoinRequest) Validate() error {
 	if err := r.SessionKey.Validate(); err != nil {
 		return err
 	}
-	return ValidateDisplayName(r.DisplayName)
+	if err := ValidateDisplayName(r.DisplayName); err != nil {
+		return err
+	}
+	return r.State.Validate()
 }
 
 // SessionRef names one session and the generation its holder believes in:

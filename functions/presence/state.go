@@ -6,7 +6,9 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // State is what a participant shows besides their name: a status, a
@@ -23,6 +25,12 @@ type State map[string]any
 // MaxStateDepth bounds how deeply a state's objects and arrays nest.
 const MaxStateDepth = 8
 
+// MaxStateKeyPath bounds, in UTF-8 bytes, the keys on the way to any
+// value in a state joined with dots (arrays add nothing): Firestore
+// refuses a field path over 1 500 bytes, counted from the entry's own
+// field, so this leaves room for that name and for quoting.
+const MaxStateKeyPath = 1024
+
 // MaxStateBytesLimit is the most Settings.MaxStateBytes may be: a state
 // travels in a request body of at most 4 KiB with its session and
 // generation.
@@ -30,9 +38,9 @@ const MaxStateBytesLimit = 3072
 
 // ParseState reads a state from its JSON text. It must be one object, at
 // most maxBytes long as compact JSON, nested at most MaxStateDepth deep,
-// with no repeated key at any level and no array directly inside an array
-// (Firestore cannot store one). Numbers become int64 when they are whole
-// and in range, float64 otherwise; null stays null.
+// with no repeated key at any level, no array directly inside an array and
+// no key Firestore refuses in a map (see Validate). Numbers become int64
+// when they are whole and in range, float64 otherwise; null stays null.
 //
 // Returns EInvalid for anything else, and ETooLarge for a state over
 // maxBytes.
@@ -51,10 +59,70 @@ func ParseState(raw []byte, maxBytes int) (State, error) {
 		return nil, Errorf(EInvalid, "state must be a JSON object")
 	}
 	st := State(obj)
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
 	if n := st.Size(); n > maxBytes {
 		return nil, Errorf(ETooLarge, "state is %d bytes as JSON, more than the %d allowed", n, maxBytes)
 	}
 	return st, nil
+}
+
+// Validate returns EInvalid for a state Firestore would refuse to store
+// (it answers InvalidArgument, which would reach the client as a server
+// fault): a key that is empty, reserved (of the form __…__) or not UTF-8,
+// at any depth, also inside arrays; a string that is not UTF-8; keys on
+// the way to a value longer than MaxStateKeyPath; or an array directly
+// inside an array. ParseState checks all of it; the stores check it again
+// for a state that did not come from ParseState.
+func (s State) Validate() error { return validateValue(map[string]any(s), 0, false) }
+
+func validateValue(v any, path int, inArray bool) error {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			switch {
+			case k == "":
+				return Errorf(EInvalid, "state may not hold an empty key")
+			case isReservedKey(k):
+				return Errorf(EInvalid, "state may not hold the key %q: keys of the form __…__ are reserved", k)
+			case !utf8.ValidString(k):
+				return Errorf(EInvalid, "state keys must be UTF-8")
+			}
+			// The dotted path to e: the keys so far, a dot, this key.
+			p := path + len(k)
+			if path > 0 {
+				p++
+			}
+			if p > MaxStateKeyPath {
+				return Errorf(EInvalid, "state nests keys %d bytes long, more than the %d allowed", p, MaxStateKeyPath)
+			}
+			if err := validateValue(e, p, false); err != nil {
+				return err
+			}
+		}
+	case []any:
+		if inArray {
+			return Errorf(EInvalid, "state may not hold an array directly inside an array")
+		}
+		for _, e := range t {
+			if err := validateValue(e, path, true); err != nil {
+				return err
+			}
+		}
+	case string:
+		if !utf8.ValidString(t) {
+			return Errorf(EInvalid, "state strings must be UTF-8")
+		}
+	}
+	return nil
+}
+
+// isReservedKey reports whether k matches __.*__, which Firestore
+// reserves. The emulator lets "____" through; production's rule is the
+// expression, so it is refused here either way.
+func isReservedKey(k string) bool {
+	return len(k) >= 4 && strings.HasPrefix(k, "__") && strings.HasSuffix(k, "__")
 }
 
 func parseValue(dec *json.Decoder, depth int, inArray bool) (any, error) {
@@ -139,6 +207,15 @@ func (s State) canonical() []byte {
 type StateRequest struct {
 	SessionRef
 	State State
+}
+
+// Validate returns EInvalid for a bad id or generation, or a state
+// Firestore would refuse (State.Validate).
+func (r StateRequest) Validate() error {
+	if err := r.SessionRef.Validate(); err != nil {
+		return err
+	}
+	return r.State.Validate()
 }
 
 // StateResult is what a state update answers: the state as stored, and the

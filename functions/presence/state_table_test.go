@@ -48,6 +48,42 @@ func TestParseState(t *testing.T) {
 	}
 }
 
+// Keys Firestore refuses in a map are refused at any depth, inside arrays
+// too; keys that only look alike are kept.
+func TestParseState_Keys(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("k", n) }
+	tests := []struct {
+		name, raw string
+		ok        bool
+	}{
+		{"an empty key", `{"":1}`, false},
+		{"__name__", `{"__name__":1}`, false},
+		{"a reserved key nested", `{"a":{"__x__":2}}`, false},
+		{"a reserved key in an array", `{"a":[{"__x__":2}]}`, false},
+		{"an empty key in an array", `{"a":[1,{"":2}]}`, false},
+		{"four underscores", `{"____":1}`, false},
+		{"two and three underscores", `{"__":1,"___":2}`, true},
+		{"underscores at one end only", `{"__a":1,"a__":2,"_a_":3}`, true},
+		{"dots and slashes", `{"a.b":1,"a/b":2,"*":3}`, true},
+		{"a key at the path limit", `{"` + long(presence.MaxStateKeyPath) + `":1}`, true},
+		{"a key over it", `{"` + long(presence.MaxStateKeyPath+1) + `":1}`, false},
+		{"a path at the limit", `{"a":{"` + long(presence.MaxStateKeyPath-2) + `":1}}`, true},
+		{"a path over it", `{"a":{"` + long(presence.MaxStateKeyPath-1) + `":1}}`, false},
+		{"arrays add nothing to the path", `{"a":[{"` + long(presence.MaxStateKeyPath-2) + `":1}]}`, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := presence.ParseState([]byte(tc.raw), presence.MaxStateBytesLimit)
+			if tc.ok && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !tc.ok && presence.ErrorCode(err) != presence.EInvalid {
+				t.Fatalf("err %v, want invalid_argument", err)
+			}
+		})
+	}
+}
+
 func TestPlanState(t *testing.T) {
 	s := presence.DefaultSettings()
 	now := testclock.Start

@@ -602,7 +602,7 @@ variable "revocation_check_every" {
 }
 
 variable "state_rate_limit" {
-  description = "ROOMLEASE_STATE_RATE_LIMIT: state updates per second per user, per instance (0: only rate_limit applies)."
+  description = "ROOMLEASE_STATE_RATE_LIMIT: visible changes per second a user may make at will, per instance: state updates, a join's new state or name, away toggles that change the roster (0: only rate_limit applies). Over it a state update gets 429; a join or heartbeat keeps its lease and the stored state, name and mode (docs/api.md, \"The state budget\")."
   type        = number
   default     = 1
 
@@ -613,7 +613,7 @@ variable "state_rate_limit" {
 }
 
 variable "state_rate_burst" {
-  description = "ROOMLEASE_STATE_RATE_BURST: state updates a user may make at once, per instance, before state_rate_limit applies."
+  description = "ROOMLEASE_STATE_RATE_BURST: such changes a user may make at once, per instance, before state_rate_limit applies."
   type        = number
   default     = 5
 
