@@ -1,7 +1,7 @@
 // The README's quick start, as a newcomer pastes it: the first ```jsx block
 // under "## Quick start (web)" is taken from README.md, bundled with esbuild
 // (the packages from this repository's workspaces), served from a page of its
-// own with <div id="root">, and run in Chromium against the stack
+// of its own, and run in Chromium against the stack
 // scripts/test-web starts. Its one edit is the API's address: the snippet
 // names scripts/dev's (127.0.0.1:8081), the test stack runs elsewhere. Done
 // when the roster shows "Ada": the snippet signed in on the Auth emulator and
@@ -52,7 +52,7 @@ describe('the README quick start in Chromium', () => {
       define: { 'process.env.NODE_ENV': '"development"' },
     });
     const files = {
-      '/': ['text/html', '<!doctype html><meta charset="utf-8"><title>quick start</title><div id="root"></div><script type="module" src="/app.js"></script>'],
+      '/': ['text/html', '<!doctype html><meta charset="utf-8"><title>quick start</title><body><script type="module" src="/app.js"></script>'],
       '/app.js': ['text/javascript', bundle.outputFiles[0].text],
       '/favicon.ico': ['image/x-icon', ''],
     };
@@ -77,14 +77,14 @@ describe('the README quick start in Chromium', () => {
     });
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     try {
-      await page.waitForSelector('#root li', { timeout: SLACK_MS * 3 });
-      assert.deepEqual(await page.$$eval('#root li', (els) => els.map((e) => e.textContent)), ['Ada']);
+      await page.waitForSelector('li', { timeout: SLACK_MS * 3 });
+      assert.deepEqual(await page.$$eval('li', (els) => els.map((e) => e.textContent)), ['Ada']);
       assert.deepEqual(errors, []);
     } catch (err) {
       await page.screenshot({ path: path.join(ARTIFACTS, 'quickstart.png'), fullPage: true }).catch(() => {});
       throw new Error(`${err.message}\npage errors: ${JSON.stringify(errors)}`);
     }
-    await page.click('#root button');
-    await page.waitForFunction(() => document.querySelectorAll('#root li').length === 0, null, { timeout: SLACK_MS * 2 });
+    await page.click('button');
+    await page.waitForFunction(() => document.querySelectorAll('li').length === 0, null, { timeout: SLACK_MS * 2 });
   });
 });
