@@ -56,6 +56,9 @@ type Config struct {
 	// MinClientVersions are the oldest client versions the API serves
 	// (ROOMLEASE_MIN_CLIENT_VERSION; none by default).
 	MinClientVersions httpapi.MinClientVersions
+	// Emulators are FIRESTORE_EMULATOR_HOST and FIREBASE_AUTH_EMULATOR_HOST:
+	// a local server tells clients in GET /v1/config where they are.
+	Emulators httpapi.Emulators
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -254,6 +257,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if err := CheckEmulatorGuard(getenv); err != nil {
 		errs = append(errs, err)
+	}
+	c.Emulators = httpapi.Emulators{Firestore: getenv("FIRESTORE_EMULATOR_HOST"), Auth: getenv("FIREBASE_AUTH_EMULATOR_HOST")}
+	for name, v := range map[string]string{"FIRESTORE_EMULATOR_HOST": c.Emulators.Firestore, "FIREBASE_AUTH_EMULATOR_HOST": c.Emulators.Auth} {
+		if _, _, err := httpapi.SplitEmulatorHost(v); v != "" && err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w, such as 127.0.0.1:8080", name, err))
+		}
 	}
 	errs = append(errs, readGuards(getenv, &c)...)
 	if len(errs) == 0 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/roomlease/roomlease/functions/config"
+	"github.com/roomlease/roomlease/functions/httpapi"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -131,8 +132,12 @@ func TestFromEnv(t *testing.T) {
 			t.Fatalf("with the explicit override: %v", err)
 		}
 		local := map[string]string{config.EnvProjectID: "p", "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:9099", "FIRESTORE_EMULATOR_HOST": "127.0.0.1:8080"}
-		if _, err := config.FromEnv(env(local)); err != nil {
+		c, err := config.FromEnv(env(local))
+		if err != nil {
 			t.Fatalf("locally, without K_SERVICE: %v", err)
+		}
+		if want := (httpapi.Emulators{Firestore: "127.0.0.1:8080", Auth: "127.0.0.1:9099"}); c.Emulators != want {
+			t.Fatalf("emulators %+v, want %+v", c.Emulators, want)
 		}
 	})
 	for name, tc := range map[string]struct {
@@ -155,6 +160,8 @@ func TestFromEnv(t *testing.T) {
 		"ErrNoSessionsPerUser":           {map[string]string{config.EnvProjectID: "p", config.EnvMaxSessionsPerUser: "0"}, config.EnvMaxSessionsPerUser + `="0" must be at least 1`},
 		"ErrNegativeRoomsPerUser":        {map[string]string{config.EnvProjectID: "p", config.EnvMaxRoomsPerUser: "-3"}, config.EnvMaxRoomsPerUser + `="-3" must be at least 1`},
 		"ErrRoomsPerUserNotANumber":      {map[string]string{config.EnvProjectID: "p", config.EnvMaxRoomsPerUser: "lots"}, config.EnvMaxRoomsPerUser + `="lots" is not a whole number`},
+		"ErrFirestoreEmulatorNoPort":     {map[string]string{config.EnvProjectID: "p", "FIRESTORE_EMULATOR_HOST": "localhost"}, `FIRESTORE_EMULATOR_HOST: "localhost" is not host:port`},
+		"ErrAuthEmulatorURL":             {map[string]string{config.EnvProjectID: "p", "FIREBASE_AUTH_EMULATOR_HOST": "http://127.0.0.1:9099"}, `FIREBASE_AUTH_EMULATOR_HOST: "http://127.0.0.1:9099" is not host:port`},
 		// 0.3 × 15 s = 4.5 s: a client on a 5 s schedule could skip past its lease end.
 		"ErrRenewWindowBelowOneBeat": {map[string]string{config.EnvProjectID: "p", config.EnvRenewWhenLeft: "0.3"}, "less than the heartbeat interval 5s"},
 	} {

@@ -70,3 +70,40 @@ func TestAPI_JoinNamesTheDatabase(t *testing.T) {
 		t.Fatalf("join: %d %s, want database roomlease-test", join.status, join.raw)
 	}
 }
+
+// A server on the emulators says where they are, in the shape the Firebase
+// SDKs take them, so that an app connects to them exactly when the server
+// uses them; a server on the real services says nothing of emulators.
+func TestAPI_ConfigEmulators(t *testing.T) {
+	t.Run("OnTheEmulators", func(t *testing.T) {
+		f, _ := mustOpenGuardedAPI(t, func(o *httpapi.Options) {
+			o.Emulators = httpapi.Emulators{Firestore: "127.0.0.1:18080", Auth: "127.0.0.1:19099"}
+		})
+		r := f.do(t, "GET", "/v1/config", "", "")
+		if r.status != 200 {
+			t.Fatalf("GET /v1/config: %d %s", r.status, r.raw)
+		}
+		emu, _ := r.body["emulators"].(map[string]any)
+		fs, _ := emu["firestore"].(map[string]any)
+		au, _ := emu["auth"].(map[string]any)
+		if fs["host"] != "127.0.0.1" || fs["port"] != 18080.0 || au["url"] != "http://127.0.0.1:19099" {
+			t.Fatalf("config %s: want emulators.firestore {127.0.0.1, 18080} and emulators.auth.url http://127.0.0.1:19099", r.raw)
+		}
+	})
+	t.Run("FirestoreOnly", func(t *testing.T) {
+		f, _ := mustOpenGuardedAPI(t, func(o *httpapi.Options) { o.Emulators = httpapi.Emulators{Firestore: "[::1]:8080"} })
+		r := f.do(t, "GET", "/v1/config", "", "")
+		emu, _ := r.body["emulators"].(map[string]any)
+		fs, _ := emu["firestore"].(map[string]any)
+		if _, hasAuth := emu["auth"]; r.status != 200 || fs["host"] != "::1" || fs["port"] != 8080.0 || hasAuth {
+			t.Fatalf("config %d %s: want the Firestore emulator at ::1 port 8080 and no auth", r.status, r.raw)
+		}
+	})
+	t.Run("InProduction", func(t *testing.T) {
+		f := MustOpenAPI(t)
+		r := f.do(t, "GET", "/v1/config", "", "")
+		if _, ok := r.body["emulators"]; r.status != 200 || ok {
+			t.Fatalf("config %d %s: a server on no emulator must not name any", r.status, r.raw)
+		}
+	})
+}

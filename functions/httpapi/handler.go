@@ -63,6 +63,9 @@ type Options struct {
 	// MinClientVersions refuses clients older than these (426
 	// client_too_old); nil serves every version (clientversion.go).
 	MinClientVersions MinClientVersions
+	// Emulators, on a local server, are told to clients in GET
+	// /v1/config; the zero value (a deployment) tells nothing.
+	Emulators Emulators
 }
 
 // Handler serves the client API.
@@ -84,6 +87,7 @@ type Handler struct {
 	allowClientNames bool
 	stateLimiter     RateLimiter
 	minClients       MinClientVersions
+	emulators        *emulatorsResponse
 }
 
 // New returns the API handler. It panics if AppCheckMode is monitor or
@@ -92,7 +96,8 @@ func New(o Options) *Handler {
 	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
 		project: o.ProjectID, database: o.Database,
 		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
-		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions}
+		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions,
+		emulators: o.Emulators.response()}
 	if h.database == "" {
 		h.database = DefaultDatabase
 	}

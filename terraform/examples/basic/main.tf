@@ -1,7 +1,8 @@
 # A root that deploys one roomlease instance with the module in
 # ../../modules/roomlease. scripts/deploy runs Terraform here. Copy it for a
-# deployment of your own: point the module's source at this repository
-# (git::https://…/roomlease.git//terraform/modules/roomlease?ref=v0.2.0),
+# deployment of your own: point the module's source at this repository,
+# pinned to a commit until releases are tagged (docs/releasing.md):
+# git::https://…/roomlease.git//terraform/modules/roomlease?ref=COMMIT. Then
 # copy backend.tf.example to backend.tf, and terraform.tfvars.example to
 # terraform.tfvars.
 
