@@ -27,6 +27,9 @@ function Chat({ roomId }: { roomId: string }) {
   void state?.mood;
   void s;
   void moods;
+  // As the README shows a join being tried again, and one that gave up.
+  if (status === 'joining' && error) return <p>Connecting… (trying again: {error.message})</p>;
+  if (status === 'denied' || status === 'closed') return <p>Could not join: {error?.message ?? status}</p>;
   return (
     <div>
       <p>{me?.displayName} {status} {error?.message}</p>
