@@ -11,7 +11,7 @@
 //
 //   - run.go: RunScenarios, which cmd/roomlease-load calls, and
 //     scenario_NAME.go, one file per scenario (ops, load, settings, sweep,
-//     naive, soak, cost, abuse, fanout): what it runs and which files it
+//     naive, soak, cost, abuse, fanout, rollout): what it runs and which files it
 //     writes; instance_time.go, how the cost scenario bills Presence's
 //     instance time as Cloud Run does.
 //   - render_*.go: each scenario's Markdown tables and plots.
@@ -26,7 +26,8 @@
 //     percentiles.
 //   - package measure: the store measured in process (per-operation counts,
 //     the sweeper's cost, a counted participant-hour, the three designs of
-//     the naive comparison).
+//     the naive comparison, the rollout's classification against the
+//     workload's ground truth).
 //   - package fleet: crowds joining and leaving one room through several
 //     roomlease-dev processes (the bursts, the two cases, their statistics,
 //     checks and report). cmd/roomlease-load starts it beside RunScenarios.

@@ -106,7 +106,10 @@ func ReadSweepDeployment(dir string) (SweepDeployment, error) {
 	// plain resources.
 	dist := tfBlock(monitoring, `sweep_distributions = {`)
 	d.LogMetrics = len(regexp.MustCompile(`(?m)^    [a-z_]+ = \{`).FindAllString(dist, -1))
-	d.LogMetrics += strings.Count(monitoring, `resource "google_logging_metric"`) - strings.Count(monitoring, "for_each = local.sweep_distributions")
+	// The rollout's: one per count and slice (observed, enforced).
+	rollout := tfBlock(monitoring, `rollout_counts = {`)
+	d.LogMetrics += 2 * len(regexp.MustCompile(`(?m)^    [a-z_]+ += "`).FindAllString(rollout, -1))
+	d.LogMetrics += strings.Count(monitoring, `resource "google_logging_metric"`) - strings.Count(monitoring, "for_each = merge(local.sweep_distributions")
 	d.AlertPolicies = strings.Count(monitoring, `resource "google_monitoring_alert_policy"`)
 	d.SchedulerJobs = strings.Count(scheduler, `resource "google_cloud_scheduler_job"`)
 	return d, nil

@@ -32,14 +32,14 @@ func TestComputeFixedCosts(t *testing.T) {
 
 // The deployment is read from terraform/modules/roomlease as it is: the sweeper's memory
 // with the CPU that memory gets by default, the 55 s budget, one metric per
-// sweep distribution plus the run counter, the alert policies, one job.
+// sweep distribution (the rollout's per slice) plus the two run counters, the alert policies, one job.
 func TestReadSweepDeployment(t *testing.T) {
 	d, err := ReadSweepDeployment("../terraform/modules/roomlease")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Memory != "256Mi" || d.MemoryGiB != 0.25 || d.VCPU != 0.167 || !d.CPUFromDefault || d.BudgetSeconds != 55 ||
-		d.LogMetrics != 7 || d.AlertPolicies != 5 || d.SchedulerJobs != 1 {
+		d.LogMetrics != 16 || d.AlertPolicies != 6 || d.SchedulerJobs != 1 {
 		t.Fatalf("read %+v from terraform/; if the deployment changed, check the new values and update this test", d)
 	}
 }

@@ -424,7 +424,7 @@ func (c *chaosRun) buildReport(began time.Time, chaosSecs, drainSecs float64, le
 	rep.Violations[violationRoom] = left.count(docRoom)
 	rep.Violations[violationDocument] = left.count(docUnderRoom)
 	rep.ClosingRecords, rep.PendingCleanup = left.count(docClosing), left.PendingCleanup
-	for _, k := range []string{docControl, docUserRooms, docPolicy} {
+	for _, k := range []string{docControl, docUserRooms, docPolicy, docCandidate} {
 		rep.KeptDocuments[k] = left.count(k)
 	}
 	rep.KeptDocuments[docClosing] = left.count(docClosing)

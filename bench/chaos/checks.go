@@ -180,12 +180,13 @@ func (t *revisionTracker) lifetimeCount() int {
 
 // Document kinds after a drain.
 const (
-	docRoom      = "room"           // rooms/{id}: a room not torn down
-	docUnderRoom = "underRoom"      // anything beneath rooms/{id}: left behind
-	docClosing   = "roomClosings"   // kept: the record of a teardown
-	docControl   = "roomlease"      // kept: config, sweep status, watermark
-	docUserRooms = "roomleaseUsers" // kept: the rooms cap's per-user list
-	docPolicy    = "roomPolicies"   // kept: operator-written
+	docRoom      = "room"               // rooms/{id}: a room not torn down
+	docUnderRoom = "underRoom"          // anything beneath rooms/{id}: left behind
+	docClosing   = "roomClosings"       // kept: the record of a teardown
+	docControl   = "roomlease"          // kept: config, sweep status, watermark
+	docUserRooms = "roomleaseUsers"     // kept: the rooms cap's per-user list
+	docPolicy    = "roomPolicies"       // kept: operator-written
+	docCandidate = "teardownCandidates" // kept: the rollout's evidence, until TTL
 	docOther     = "other"
 )
 
@@ -209,6 +210,8 @@ func classifyDocument(path string) (kind string, kept bool) {
 		return docUserRooms, true
 	case parts[0] == firestoredb.PoliciesCollection:
 		return docPolicy, true
+	case parts[0] == firestoredb.CandidatesCollection:
+		return docCandidate, true
 	}
 	return docOther, false
 }

@@ -149,6 +149,7 @@ func TestClassifyDocument(t *testing.T) {
 		"roomlease/sweepStatus":                  {docControl, true},
 		"roomleaseUsers/u":                       {docUserRooms, true},
 		"roomPolicies/r1":                        {docPolicy, true},
+		"teardownCandidates/r1~1~1~1":            {docCandidate, true},
 		"users/u":                                {docOther, false},
 	} {
 		kind, kept := classifyDocument(path)

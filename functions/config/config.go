@@ -85,8 +85,13 @@ const (
 	EnvClosingRetention = "ROOMLEASE_CLOSING_RETENTION"
 	EnvArchiveReceipts  = "ROOMLEASE_ARCHIVE_RECEIPTS"
 	EnvCleanupMode      = "ROOMLEASE_CLEANUP_MODE"
-	EnvSweepBudget      = "ROOMLEASE_SWEEP_BUDGET"
-	EnvSweepMaxPause    = "ROOMLEASE_SWEEP_MAX_PAUSE"
+	// EnvEnforceShare and EnvReconnectWindow are the rollout's: the share
+	// of rooms enforce mode tears down, and the window after a teardown
+	// candidate in which a join counts as a reconnect.
+	EnvEnforceShare    = "ROOMLEASE_ENFORCE_SHARE"
+	EnvReconnectWindow = "ROOMLEASE_RECONNECT_WINDOW"
+	EnvSweepBudget     = "ROOMLEASE_SWEEP_BUDGET"
+	EnvSweepMaxPause   = "ROOMLEASE_SWEEP_MAX_PAUSE"
 	// EnvAllowEmulators lets a deployed function run with an emulator
 	// variable set; see emulatorGuard.
 	EnvAllowEmulators = "ROOMLEASE_ALLOW_EMULATORS_IN_PRODUCTION"
@@ -201,6 +206,20 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.Sweep.DefaultMode = m
 	}
+	if v := getenv(EnvEnforceShare); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err == nil {
+			_, err = sweep.ParseShare(f)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q must be a percentage from 0 to 100, such as 10 or 0.5", EnvEnforceShare, v))
+		}
+		c.Sweep.EnforceSharePercent = &f
+	}
+	// Unset, the window is three leases: long enough for a client that
+	// lost its lease to notice (409), rejoin and be counted.
+	c.Presence.ReconnectWindow = 3 * c.Presence.Lease
+	duration(EnvReconnectWindow, &c.Presence.ReconnectWindow)
 	whole := func(name string, dst *int) {
 		v := getenv(name)
 		if v == "" {

@@ -22,6 +22,10 @@ func TestStore_CleanupModeAsStored(t *testing.T) {
 		"BooleanFalse": {map[string]any{"cleanupMode": false}, presence.ModeSetting{Set: true, NotString: "bool"}},
 		"Integer":      {map[string]any{"cleanupMode": 0}, presence.ModeSetting{Set: true, NotString: "int64"}},
 		"Null":         {map[string]any{"cleanupMode": nil}, presence.ModeSetting{Set: true, NotString: "null"}},
+		"ShareInteger": {map[string]any{"enforceSharePercent": 10}, presence.ModeSetting{Share: presence.ShareSetting{Set: true, Percent: 10}}},
+		"ShareDouble":  {map[string]any{"cleanupMode": "enforce", "enforceSharePercent": 0.5}, presence.ModeSetting{Set: true, Value: "enforce", Share: presence.ShareSetting{Set: true, Percent: 0.5}}},
+		"ShareString":  {map[string]any{"enforceSharePercent": "10%"}, presence.ModeSetting{Share: presence.ShareSetting{Set: true, NotNumber: "string"}}},
+		"ShareNull":    {map[string]any{"enforceSharePercent": nil}, presence.ModeSetting{Share: presence.ShareSetting{Set: true, NotNumber: "null"}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := MustOpenStore(t)

@@ -43,3 +43,11 @@ func (s *Store) SetBeforeEmptinessWrite(f func()) { s.setHook(hookBeforeEmptines
 // emptiness check after the recount that follows its own write found
 // someone on the roster, before it revives the room.
 func (s *Store) SetBeforeEmptinessRevive(f func()) { s.setHook(hookBeforeEmptinessRevive, f) }
+
+// SetBeforeClassifyCommit installs a hook that runs inside a candidate's
+// classification after it read the candidate as pending, before the write.
+func (s *Store) SetBeforeClassifyCommit(f func()) { s.setHook(hookBeforeClassifyCommit, f) }
+
+// SetAfterClassifyEvidence installs a hook that runs in a candidate's
+// classification after it decided, before its transaction.
+func (s *Store) SetAfterClassifyEvidence(f func()) { s.setHook(hookAfterClassifyEvidence, f) }

@@ -26,6 +26,15 @@ const (
 	// roomClosings/{roomId}~{openedAtMicros}: the record of a torn-down room
 	// lifetime, with archived receipts beneath it when so configured.
 	ClosingsCollection = "roomClosings"
+	// teardownCandidates/{roomId}~{createdAtMicros}~{generation}~{emptySinceMicros}:
+	// the rooms a teardown check found proven empty, for the rollout's
+	// counts (presence.Candidate). FieldClassifyAfter is present while one
+	// waits for its classification; FieldClass and FieldClassifiedAt are
+	// what it was classified as, and when.
+	CandidatesCollection = "teardownCandidates"
+	FieldClassifyAfter   = "classifyAfter"
+	FieldClass           = "class"
+	FieldClassifiedAt    = "classifiedAt"
 	// roomlease/config (cleanupMode) and roomlease/sweepStatus (the latest
 	// sweep summary): operator-facing documents.
 	ControlCollection = "roomlease"
@@ -87,6 +96,9 @@ const (
 	FieldPendingCleanup = "pendingCleanup"
 	// FieldCleanupMode is the kill switch's field in roomlease/config.
 	FieldCleanupMode = "cleanupMode"
+	// FieldEnforceShare in roomlease/config is the share of rooms, in
+	// percent, that an enforcing sweeper tears down (the rest it observes).
+	FieldEnforceShare = "enforceSharePercent"
 )
 
 // Every name above that a query or update uses appears in a record's
@@ -99,4 +111,4 @@ const (
 // sessions: Firestore TTL does not delete subcollections with their parent,
 // so each level needs its own.
 var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection,
-	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection, RecentlyLeftCollection}
+	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection, RecentlyLeftCollection, CandidatesCollection}

@@ -12,7 +12,7 @@ import (
 // nothing.
 func TestSchema_FieldsMatchRecords(t *testing.T) {
 	tags := map[string]bool{}
-	for _, rec := range []any{roomRecord{}, participantRecord{}, sessionRecord{}, typingRecord{}, receiptRecord{}, closingRecord{}, revisionShardRecord{}, userRoomsRecord{}, departureRecord{}} {
+	for _, rec := range []any{roomRecord{}, participantRecord{}, sessionRecord{}, typingRecord{}, receiptRecord{}, closingRecord{}, revisionShardRecord{}, userRoomsRecord{}, departureRecord{}, candidateRecord{}} {
 		rt := reflect.TypeOf(rec)
 		for i := range rt.NumField() {
 			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("firestore"), ",")
@@ -20,7 +20,7 @@ func TestSchema_FieldsMatchRecords(t *testing.T) {
 		}
 	}
 	for _, field := range []string{FieldExpireAt, FieldLeaseExpiresAt, FieldRoomID, FieldExpiresAt, FieldState,
-		FieldCleanupAfter, FieldGeneration, FieldEmptySince, FieldUpdatedAt, FieldTeardownReported, FieldChanges, FieldMayBeEmptyAt, FieldRoomExpireAt, FieldEntryExpireAt, FieldPendingCleanup, FieldRevisionExpireAt, FieldDepartedAt, FieldLeftAt, FieldAway} {
+		FieldCleanupAfter, FieldGeneration, FieldEmptySince, FieldUpdatedAt, FieldTeardownReported, FieldChanges, FieldMayBeEmptyAt, FieldRoomExpireAt, FieldEntryExpireAt, FieldPendingCleanup, FieldRevisionExpireAt, FieldDepartedAt, FieldLeftAt, FieldAway, FieldClassifyAfter, FieldClass, FieldClassifiedAt} {
 		if !tags[field] {
 			t.Errorf("field constant %q is not the firestore tag of any record", field)
 		}

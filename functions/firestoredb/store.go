@@ -63,6 +63,12 @@ const (
 	// hookAfterTeardownCheck: in the teardown's attempt, between the
 	// occupancy check and the commit.
 	hookAfterTeardownCheck hookPoint = "after-teardown-check"
+	// hookBeforeClassifyCommit: in a candidate's classification, after it
+	// read the candidate as still pending, before it stages the class.
+	hookBeforeClassifyCommit hookPoint = "before-classify-commit"
+	// hookAfterClassifyEvidence: in a candidate's classification, after it
+	// read the evidence and decided, before its transaction.
+	hookAfterClassifyEvidence hookPoint = "after-classify-evidence"
 )
 
 func (s *Store) pause(at hookPoint) {

@@ -141,12 +141,22 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 					return err
 				}
 			}
+			// The rollout's evidence (candidates.go), in the same commit.
+			res.Recorded = true
+			if err := s.recordCandidate(tx, now, *room, res.LiveLeases, true); err != nil {
+				return err
+			}
 			// pendingCleanup stays set until PurgeClosed has deleted the
 			// documents under the room; decidedAt is the commit's server
 			// time, which tells this lifetime's documents from a newer one's.
 			return tx.set(closingRef, closingToRecord(closing))
 		case res.Verdict == presence.TearDown && !room.TeardownReported:
-			return tx.update(roomRef, []firestore.Update{{Path: FieldTeardownReported, Value: true}})
+			if err := tx.update(roomRef, []firestore.Update{{Path: FieldTeardownReported, Value: true}}); err != nil {
+				return err
+			}
+			// Recorded with the mark, so once per verdict (candidates.go).
+			res.Recorded = true
+			return s.recordCandidate(tx, now, *room, res.LiveLeases, false)
 		}
 		return nil
 	})

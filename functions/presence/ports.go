@@ -74,6 +74,20 @@ type ModeSetting struct {
 	// NotString names the stored value's type when it is not a string
 	// (a boolean typed into the console): "bool", "int64", "null".
 	NotString string
+	// Share is the enforced share stored beside the mode in the same
+	// document (rollout.go).
+	Share ShareSetting
+}
+
+// ShareSetting is the share of rooms an enforcing sweeper tears down, as an
+// operator stored it (roomlease/config enforceSharePercent): like
+// ModeSetting, a value the sweeper does not understand must not fall back
+// to the default.
+type ShareSetting struct {
+	Set     bool    // false when no such field is stored
+	Percent float64 // the stored number, when it is one
+	// NotNumber names the stored value's type when it is not a number.
+	NotNumber string
 }
 
 // Listing is what one of the sweeper's listings found: the candidates, and

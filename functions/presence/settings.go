@@ -80,6 +80,11 @@ type Settings struct {
 	// a session that is away (see away.go).
 	AwayLease     time.Duration
 	AwayHeartbeat time.Duration
+	// ReconnectWindow is how long after a teardown candidate (rollout.go)
+	// a join to its room counts as a reconnect that enforcement breaks;
+	// three leases by default (the configuration derives it from the lease
+	// it is given).
+	ReconnectWindow time.Duration
 }
 
 // DefaultSettings are the operating defaults (docs/settings.md).
@@ -102,6 +107,7 @@ func DefaultSettings() Settings {
 		RecentlyLeft:       2 * time.Minute,
 		AwayLease:          2 * time.Minute,
 		AwayHeartbeat:      50 * time.Second,
+		ReconnectWindow:    45 * time.Second,
 	}
 }
 
@@ -147,6 +153,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("away lease %v must be at least the lease %v and twice the away heartbeat %v, and at most 1h", s.AwayLease, s.Lease, s.AwayHeartbeat)
 	case s.RecentlyLeft < 0 || s.RecentlyLeft > time.Hour:
 		return fmt.Errorf("recently left %v must be between 0 and 1h", s.RecentlyLeft)
+	case s.ReconnectWindow <= 0 || s.ReconnectWindow > 24*time.Hour:
+		return fmt.Errorf("reconnect window %v must be more than 0 and at most 24h", s.ReconnectWindow)
 	case s.PolicyCache < 0 || s.PolicyCache > 10*time.Minute:
 		return fmt.Errorf("policy cache %v must be between 0 and 10m: it bounds how long a user removed from a room's policy keeps heartbeating", s.PolicyCache)
 	}

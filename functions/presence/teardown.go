@@ -43,6 +43,9 @@ type TeardownResult struct {
 	LiveLeases int
 	Room       *Room    // as read inside the transaction; nil if gone
 	Closing    *Closing // set when the room was torn down
+	// Recorded says this check recorded the room as a teardown candidate
+	// (rollout.go): with the teardown, or with the first observe-mode mark.
+	Recorded bool
 }
 
 // JudgeTeardown is the check made inside the teardown transaction, on the

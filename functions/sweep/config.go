@@ -3,13 +3,19 @@ package sweep
 import (
 	"fmt"
 	"time"
+
+	"github.com/roomlease/roomlease/functions/presence"
 )
 
 // Config tunes a sweeper. Zero fields take the defaults.
 type Config struct {
-	DefaultMode Mode          // when roomlease/config sets none; default enforce
-	RunBudget   time.Duration // how long Run keeps sweeping; default 55s
-	BatchSize   int           // rows per step of a pass; default 200
+	DefaultMode Mode // when roomlease/config sets none; default enforce
+	// EnforceSharePercent is the share of rooms (chosen by a hash of the
+	// room id, presence.InEnforcedSlice) that enforce mode tears down when
+	// roomlease/config sets none; the rest it observes. Nil means 100.
+	EnforceSharePercent *float64
+	RunBudget           time.Duration // how long Run keeps sweeping; default 55s
+	BatchSize           int           // rows per step of a pass; default 200
 	// PassTimeout bounds one pass. Firestore's client retries an
 	// unreachable backend until the context's deadline, so this is also how
 	// long a pass waits before it reports an outage.
@@ -56,6 +62,11 @@ func (c Config) Validate() error {
 	if _, err := ParseMode(string(c.DefaultMode)); err != nil {
 		return err
 	}
+	if c.EnforceSharePercent != nil {
+		if _, err := ParseShare(*c.EnforceSharePercent); err != nil {
+			return err
+		}
+	}
 	switch {
 	case c.BatchSize < 1 || c.BatchSize > 500:
 		return fmt.Errorf("sweep batch size %d must be between 1 and 500", c.BatchSize)
@@ -65,4 +76,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("sweep budget %v must not be negative", c.RunBudget)
 	}
 	return nil
+}
+
+// defaultShare is the enforced share, in basis points, when roomlease/config
+// sets none.
+func (c Config) defaultShare() int {
+	if c.EnforceSharePercent == nil {
+		return presence.FullShare
+	}
+	share, _ := ParseShare(*c.EnforceSharePercent) // validated by New
+	return share
 }

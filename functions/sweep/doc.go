@@ -13,11 +13,17 @@
 //     no longer admits leaves, all sessions at once, as a departure;
 //  4. clears expired typing signals;
 //  5. checks rooms that are suspected_empty past their grace: in enforce
-//     mode the authoritative check and the teardown are one transaction; in
-//     observe mode the check runs and its verdict is reported, nothing is
-//     deleted; in off mode rooms are only counted;
+//     mode, for the rooms in the enforced slice (a hash of the room id below
+//     the share in force), the authoritative check and the teardown are one
+//     transaction; in observe mode, and for the other rooms, the check runs
+//     and its verdict is reported, nothing is deleted; in off mode rooms are
+//     only counted. Every room the check finds proven empty is recorded as a
+//     teardown candidate in the check's own commit;
 //  6. purges the documents of torn-down rooms, including teardowns a crashed
-//     sweeper left half done.
+//     sweeper left half done;
+//  7. classifies the teardown candidates whose reconnect window is over
+//     (confirmed, reconnect after candidate, violation), in every mode, and
+//     counts them by slice (rollout.go).
 //
 // Once per run, before its first pass, it re-checks rooms that a departing
 // request marked and may have left active and empty (repair), from a

@@ -47,6 +47,12 @@ type fakeStore struct {
 	purged      int      // how many teardowns PurgeClosed finishes
 	deadline    time.Time
 	deadlineErr error
+	// pending are the candidates PendingCandidates lists; classes says
+	// what each room's classification finds (Confirmed when absent), and
+	// classifiedElsewhere names rooms another sweeper classified first.
+	pending             []presence.Candidate
+	classes             map[string]presence.CandidateClass
+	classifiedElsewhere map[string]bool
 
 	// listErrs fails listings, by method name ("ExpiredSessions").
 	listErrs map[string]error
@@ -159,7 +165,7 @@ func (f *fakeStore) TearDown(_ context.Context, c presence.TeardownCandidate, en
 	if f.call("TearDown %s enforce=%v", c.RoomID, enforce) {
 		return presence.TeardownResult{}, errInjected
 	}
-	res := presence.TeardownResult{Verdict: presence.TearDown}
+	res := presence.TeardownResult{Verdict: presence.TearDown, Recorded: true}
 	if enforce {
 		res.Closing = &presence.Closing{RoomID: c.RoomID, EmptySince: c.EmptySince, ClosedAt: c.CleanupAfter}
 	}
@@ -178,6 +184,24 @@ func (f *fakeStore) PurgeClosed(context.Context, int) (int, error) {
 		return f.purged, errInjected
 	}
 	return f.purged, nil
+}
+
+func (f *fakeStore) PendingCandidates(context.Context, time.Time, int) (presence.Listing[presence.Candidate], error) {
+	if err := f.listErr("PendingCandidates"); err != nil {
+		return presence.Listing[presence.Candidate]{}, err
+	}
+	return presence.Listing[presence.Candidate]{Items: f.pending}, nil
+}
+
+func (f *fakeStore) ClassifyCandidate(_ context.Context, c presence.Candidate) (presence.CandidateClass, bool, error) {
+	if f.call("ClassifyCandidate %s", c.RoomID) {
+		return "", false, errInjected
+	}
+	class, ok := f.classes[c.RoomID]
+	if !ok {
+		class = presence.Confirmed
+	}
+	return class, !f.classifiedElsewhere[c.RoomID], nil
 }
 
 func (f *fakeStore) RepairEmptyActive(_ context.Context, since time.Time, _ int) (presence.RepairReport, error) {

@@ -123,13 +123,23 @@ func TestSweep_ObserveReportsWhatEnforceDeletes(t *testing.T) {
 	if observed.Mode != sweep.Observe || observed.RoomsDeleted != 0 {
 		t.Fatalf("observe pass: %+v", observed)
 	}
-	// The only write: each reported room is marked, so that it is read and
-	// reported once per state, not on every pass.
+	// The only writes: each reported room is marked, so that it is read and
+	// reported once per state, not on every pass, and recorded as a
+	// teardown candidate in the same commit (the rollout's evidence).
 	after := emulatortest.Snapshot(t, f.client)
-	changed := emulatortest.Changed(before, after)
+	var changed, recorded []string
+	for _, p := range emulatortest.Changed(before, after) {
+		if strings.HasPrefix(p, "teardownCandidates/") {
+			room, _, _ := strings.Cut(strings.TrimPrefix(p, "teardownCandidates/"), "~")
+			recorded = append(recorded, room)
+		} else {
+			changed = append(changed, p)
+		}
+	}
 	sort.Strings(changed)
-	if want := []string{"rooms/a", "rooms/b", "rooms/c"}; !equal(changed, want) {
-		t.Fatalf("observe mode wrote %v, want only the marks on %v", changed, want)
+	sort.Strings(recorded)
+	if want := []string{"rooms/a", "rooms/b", "rooms/c"}; !equal(changed, want) || !equal(recorded, []string{"a", "b", "c"}) {
+		t.Fatalf("observe mode wrote %v and candidates of %v, want only the marks on %v and their candidates", changed, recorded, want)
 	}
 	for _, p := range changed {
 		if room := f.docData(t, p); room["teardownReported"] != true || room["state"] != "suspected_empty" {

@@ -23,8 +23,12 @@ type pass struct {
 	cfg  Config
 	log  *slog.Logger
 	mode Mode
-	now  time.Time // read once the mode is known; every step lists as of it
-	r    PassReport
+	// share is the enforced share in basis points: in enforce mode, rooms
+	// in the slice (presence.InEnforcedSlice) are torn down, the rest
+	// observed.
+	share int
+	now   time.Time // read once the mode is known; every step lists as of it
+	r     PassReport
 }
 
 // step is one step of a pass. It returns nil to go on with the next step,
@@ -34,14 +38,15 @@ type step func(p *pass) error
 
 // passSteps are the steps of every pass, in order, as the package comment
 // numbers them; each is given only its own port.
-func passSteps(store Store, defaultMode Mode, now func() time.Time, policies *policyWatermark) []step {
+func passSteps(store Store, cfg Config, now func() time.Time, policies *policyWatermark) []step {
 	return []step{
-		readMode(store, defaultMode, now), // 1. the cleanup mode
-		expireLeases(store),               // 2. leases
-		enforcePolicies(store, policies),  // 3. changed room policies
-		clearTyping(store),                // 4. typing signals
-		checkDueRooms(store),              // 5. rooms past their grace
-		purgeClosed(store),                // 6. finishing teardowns
+		readMode(store, cfg, now),        // 1. the cleanup mode
+		expireLeases(store),              // 2. leases
+		enforcePolicies(store, policies), // 3. changed room policies
+		clearTyping(store),               // 4. typing signals
+		checkDueRooms(store),             // 5. rooms past their grace
+		purgeClosed(store),               // 6. finishing teardowns
+		classifyCandidates(store),        // 7. teardown candidates (rollout.go)
 	}
 }
 
@@ -124,13 +129,14 @@ func forEach[T any](p *pass, item string, candidates []T, act func(T) error) err
 	return nil
 }
 
-// readMode is step 1: the mode in force (modeInForce), read on every pass
-// so that an operator's kill switch takes effect on the next one; then the
-// pass's now.
-func readMode(store ModeReader, defaultMode Mode, now func() time.Time) step {
+// readMode is step 1: the mode and enforced share in force (inForce),
+// read on every pass so that an operator's kill switch takes effect on the
+// next one; then the pass's now.
+func readMode(store ModeReader, cfg Config, now func() time.Time) step {
 	return func(p *pass) error {
-		mode, err := modeInForce(p.ctx, store, defaultMode, p.log)
+		mode, share, err := inForce(p.ctx, store, cfg, p.log)
 		p.mode, p.r.Mode = mode, mode
+		p.share, p.r.Share = share, share
 		if err != nil {
 			return &stepError{step: "reading the cleanup mode", err: err}
 		}
@@ -139,28 +145,24 @@ func readMode(store ModeReader, defaultMode Mode, now func() time.Time) step {
 	}
 }
 
-// modeInForce returns the operator's mode, else the default. An unreadable
-// operator setting, or one the sweeper does not understand (not a string,
-// not one of the three modes: a boolean typed into the console, "",
-// "Enforce"), falls back to the safest choice that still keeps rosters
-// right, observe, and is logged at WARNING on every pass until it is fixed.
-// It never falls back to the default: that may be enforce, and an operator
-// who wrote something there meant to change it.
-func modeInForce(ctx context.Context, store ModeReader, defaultMode Mode, log *slog.Logger) (Mode, error) {
-	set, err := store.CleanupMode(ctx)
-	if err != nil {
-		return Observe, err
-	}
+// modeInForce returns the operator's mode, else the default. An operator
+// setting the sweeper does not understand (not a string, not one of the
+// three modes: a boolean typed into the console, "", "Enforce"), falls back
+// to the safest choice that still keeps rosters right, observe, and is
+// logged at WARNING on every pass until it is fixed. It never falls back to
+// the default: that may be enforce, and an operator who wrote something
+// there meant to change it. (An unreadable setting is inForce's: observe.)
+func modeInForce(ctx context.Context, set presence.ModeSetting, defaultMode Mode, log *slog.Logger) Mode {
 	if !set.Set {
-		return defaultMode, nil
+		return defaultMode
 	}
 	m, err := ParseSetting(set)
 	if err != nil {
 		log.WarnContext(ctx, "roomlease/config cleanupMode not understood; observing", "component", "sweeper",
 			"error", err.Error(), "mode", string(Observe))
-		return Observe, nil
+		return Observe
 	}
-	return m, nil
+	return m
 }
 
 // expireLeases is step 2: sessions whose lease ended, oldest first.
@@ -210,9 +212,11 @@ func clearTyping(store TypingClearer) step {
 // on every pass.
 func checkDueRooms(store DueRoomChecker) step {
 	return func(p *pass) error {
-		due, err := store.DueRooms(p.ctx, p.now, p.cfg.BatchSize, p.mode != Enforce)
+		due, err := store.DueRooms(p.ctx, p.now, p.cfg.BatchSize, p.r.unreportedOnly())
 		item, check := "checking a room for teardown", func(room presence.Room) error {
-			return p.tearDown(store, room, p.mode == Enforce)
+			// The slice is the room id's: the same treatment on every
+			// pass at this share (rollout.go).
+			return p.tearDown(store, room, p.mode == Enforce && presence.InEnforcedSlice(room.ID, p.share))
 		}
 		if p.mode == Off {
 			item, check = "reporting a due room", func(room presence.Room) error {
@@ -241,6 +245,7 @@ func (p *pass) tearDown(store DueRoomChecker, room presence.Room, enforce bool) 
 	switch res.Verdict {
 	case presence.TearDown:
 		p.r.RoomsEligible++
+		p.r.recorded(res.Recorded, enforce)
 		p.r.Candidates = append(p.r.Candidates, room.ID)
 		evidence := []any{"component", "sweeper", "roomId", room.ID, "generation", room.Generation,
 			"emptySince", room.EmptySince, "cleanupAfter", room.CleanupAfter, "liveLeases", res.LiveLeases}

@@ -27,6 +27,7 @@ type Store interface {
 	TypingClearer
 	DueRoomChecker
 	Purger
+	CandidateClassifier
 	Repairer
 	DeadlineFinder
 	StatusWriter
@@ -107,6 +108,21 @@ type Purger interface {
 	// teardown that fails stays pending, and its error is returned after
 	// the others were finished.
 	PurgeClosed(ctx context.Context, limit int) (int, error)
+}
+
+// CandidateClassifier classifies teardown candidates whose window is over
+// (step 7). The store records candidates itself, in TearDown's transaction.
+type CandidateClassifier interface {
+	// PendingCandidates lists up to limit candidates whose reconnect
+	// window ended at or before now, the oldest first; records that do not
+	// decode are in the listing's Undecodable. An error means nothing was
+	// listed.
+	PendingCandidates(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.Candidate], error)
+	// ClassifyCandidate decides c's class from what its room shows now and
+	// stores it; stored is false when another sweeper stored one first (or
+	// the record is gone), and then the class is not to be counted. An
+	// error means nothing was stored.
+	ClassifyCandidate(ctx context.Context, c presence.Candidate) (presence.CandidateClass, bool, error)
 }
 
 // Repairer re-checks rooms a departing request may have left active and

@@ -3,6 +3,8 @@ package sweep
 import (
 	"slices"
 	"time"
+
+	"github.com/roomlease/roomlease/functions/presence"
 )
 
 // Counts are the counters of the summary line: what one pass did, and, added
@@ -28,6 +30,13 @@ type Counts struct {
 	// candidates (another app's data in a shared collection group, a hand
 	// edit); each is logged with its path and the pass goes on.
 	SkippedDocuments int
+	// The rollout's evidence (rollout.go), split by slice: teardown
+	// candidates recorded by this run's checks, and candidates it
+	// classified (each counted by one sweeper only).
+	CandidatesObserved, CandidatesEnforced int
+	ConfirmedObserved, ConfirmedEnforced   int
+	ReconnectsObserved, ReconnectsEnforced int
+	ViolationsObserved, ViolationsEnforced int
 }
 
 // named lists each counter once, with its name in the summary line (the
@@ -51,6 +60,14 @@ func (c *Counts) named() []struct {
 		{"participantsEvicted", &c.ParticipantsEvicted},
 		{"failedSteps", &c.FailedSteps},
 		{"skippedDocuments", &c.SkippedDocuments},
+		{"candidatesObserved", &c.CandidatesObserved},
+		{"candidatesEnforced", &c.CandidatesEnforced},
+		{"confirmedObserved", &c.ConfirmedObserved},
+		{"confirmedEnforced", &c.ConfirmedEnforced},
+		{"reconnectsAfterCandidateObserved", &c.ReconnectsObserved},
+		{"reconnectsAfterCandidateEnforced", &c.ReconnectsEnforced},
+		{"violationsObserved", &c.ViolationsObserved},
+		{"violationsEnforced", &c.ViolationsEnforced},
 	}
 }
 
@@ -67,6 +84,7 @@ func (c *Counts) add(o Counts) {
 type PassReport struct {
 	Counts
 	Mode              Mode
+	Share             int // the enforced share in basis points (rollout.go)
 	CleanupLags       []time.Duration
 	OldestEligibleAge time.Duration
 	Candidates        []string // rooms that would be (observe) or were (enforce) torn down
@@ -82,6 +100,7 @@ type PassReport struct {
 type Summary struct {
 	Counts
 	Mode              Mode
+	Share             int // the latest pass's enforced share, basis points
 	Passes            int
 	CleanupLags       []time.Duration
 	OldestEligibleAge time.Duration
@@ -92,7 +111,7 @@ type Summary struct {
 }
 
 func (s *Summary) add(p PassReport) {
-	s.Mode = p.Mode
+	s.Mode, s.Share = p.Mode, p.Share
 	s.Passes++
 	s.Counts.add(p.Counts)
 	s.CleanupLags = append(s.CleanupLags, p.CleanupLags...)
@@ -118,6 +137,9 @@ func (s Summary) Fields() map[string]any {
 		"cleanupLagMedianSeconds":      medianLag.Seconds(),
 		"oldestEligibleRoomAgeSeconds": s.OldestEligibleAge.Seconds(),
 		"durationSeconds":              s.Finished.Sub(s.Started).Seconds(),
+		"enforceSharePercent":          float64(s.Share) * 100 / presence.FullShare,
+		// Both slices' violations, for the alert that must never fire.
+		"violations": s.ViolationsObserved + s.ViolationsEnforced,
 	}
 	for _, c := range s.Counts.named() {
 		f[c.name] = *c.n

@@ -45,7 +45,7 @@ func New(store Store, cfg Config, now func() time.Time, sleep func(context.Conte
 	}
 	cfg = cfg.withDefaults()
 	s := &Sweeper{repairs: store, deadlines: store, status: store, cfg: cfg, now: now, sleep: sleep, log: log}
-	s.steps = passSteps(store, cfg.DefaultMode, now, &s.policies)
+	s.steps = passSteps(store, cfg, now, &s.policies)
 	return s, nil
 }
 
@@ -141,7 +141,7 @@ func (s *Sweeper) nextWait(ctx context.Context, p PassReport) time.Duration {
 	}
 	// Rooms an observing sweeper has reported stay due; their deadlines,
 	// in the past, must not wake it again at once.
-	next, err := s.deadlines.NextDeadline(ctx, p.Mode != Enforce)
+	next, err := s.deadlines.NextDeadline(ctx, p.unreportedOnly())
 	if err != nil || next.IsZero() {
 		return s.cfg.MaxWait
 	}

@@ -60,6 +60,9 @@ locals {
     }, var.renew_when_left == null ? {} : {
     # Unset means the server's default: one heartbeat interval's share.
     ROOMLEASE_RENEW_WHEN_LEFT = tostring(var.renew_when_left)
+    }, var.reconnect_window == null ? {} : {
+    # Unset means the server's default: three leases.
+    ROOMLEASE_RECONNECT_WINDOW = var.reconnect_window
     }, var.min_client_versions == "" ? {} : {
     # Unset means "serve every client version", which is the default.
     ROOMLEASE_MIN_CLIENT_VERSION = var.min_client_versions
@@ -68,6 +71,8 @@ locals {
   sweep_env = merge(local.common_env, {
     ROOMLEASE_SWEEP_BUDGET = var.sweep_budget
     ROOMLEASE_LOG_LEVEL    = var.sweep_log_level
+    # The rollout's share: only the sweeper tears rooms down.
+    ROOMLEASE_ENFORCE_SHARE = tostring(var.enforce_share_percent)
   })
 
   # Go duration strings converted to seconds, for the preconditions below.

@@ -60,11 +60,37 @@ locals {
     }
   }
 
+  # The rollout's evidence (docs/operations.md, "First deployment"): teardown
+  # candidates and what became of them, one metric per slice, since a
+  # log-based metric extracts one field. No room id is a label.
+  rollout_counts = {
+    candidates                 = "teardown candidates recorded"
+    confirmed                  = "candidates whose room stayed empty through the reconnect window"
+    reconnects_after_candidate = "candidates whose room was joined within the reconnect window"
+    violations                 = "candidates whose room held a live lease at the check (must stay 0)"
+  }
+  rollout_fields = {
+    candidates                 = "candidates"
+    confirmed                  = "confirmed"
+    reconnects_after_candidate = "reconnectsAfterCandidate"
+    violations                 = "violations"
+  }
+  rollout_distributions = merge([
+    for name, what in local.rollout_counts : {
+      for slice in ["observed", "enforced"] : "${name}_${slice}" => {
+        field        = "${local.rollout_fields[name]}${title(slice)}"
+        unit         = "1"
+        display_name = "${var.name_prefix} sweep: ${replace(name, "_", " ")} per run (${slice} slice)"
+        description  = "Per sweep run, ${what}, in the ${slice} slice of rooms."
+      }
+    }
+  ]...)
+
   metric_type_prefix = "logging.googleapis.com/user/"
 }
 
 resource "google_logging_metric" "sweep" {
-  for_each = local.sweep_distributions
+  for_each = merge(local.sweep_distributions, local.rollout_distributions)
 
   project     = var.project_id
   name        = "${var.name_prefix}/sweep_${each.key}"
@@ -118,6 +144,36 @@ resource "google_logging_metric" "sweep_runs" {
     value_type   = "INT64"
     unit         = "1"
     display_name = "${var.name_prefix} sweep: runs"
+
+    labels {
+      key         = "mode"
+      value_type  = "STRING"
+      description = "Cleanup mode of the run: enforce, observe or off."
+    }
+  }
+
+  depends_on = [google_project_service.enabled]
+}
+
+# Counts runs that classified a candidate as a violation (a live lease in a
+# room the check called empty), both slices together: what the alert below
+# watches. A counter of runs, not a distribution, so that one violation among
+# many runs is never averaged away.
+resource "google_logging_metric" "sweep_violation_runs" {
+  project     = var.project_id
+  name        = "${var.name_prefix}/sweep_violation_runs"
+  description = "Sweep runs that counted at least one teardown-candidate violation."
+  filter      = "${local.sweep_report_filter} AND jsonPayload.violations>0"
+
+  label_extractors = {
+    mode = "EXTRACT(jsonPayload.mode)"
+  }
+
+  metric_descriptor {
+    metric_kind  = "DELTA"
+    value_type   = "INT64"
+    unit         = "1"
+    display_name = "${var.name_prefix} sweep: runs that counted a violation"
 
     labels {
       key         = "mode"
@@ -300,6 +356,41 @@ resource "google_monitoring_alert_policy" "sweeper_silent" {
     subject   = "${var.name_prefix}: the sweeper has stopped"
     mime_type = "text/markdown"
     content   = "No sweep run has reported for 10 minutes: leases are not expired and rooms are not torn down. Check the Cloud Scheduler job ${google_cloud_scheduler_job.sweep.name} and the ${local.sweep_name} function's logs. See ${local.runbook}."
+  }
+}
+
+# A violation is a room the authoritative check called empty while a
+# session of it held a live lease: the proof of absence was wrong. It must
+# never happen, in any mode or slice, so one is enough to page.
+resource "google_monitoring_alert_policy" "teardown_violation" {
+  project               = var.project_id
+  display_name          = "${var.name_prefix}: teardown candidate held a live lease"
+  combiner              = "OR"
+  severity              = "CRITICAL"
+  notification_channels = var.notification_channels
+
+  conditions {
+    display_name = "a sweep run counted a teardown-candidate violation"
+    condition_threshold {
+      filter          = "metric.type=\"${local.metric_type_prefix}${google_logging_metric.sweep_violation_runs.name}\" AND resource.type=\"cloud_run_revision\""
+      comparison      = "COMPARISON_GT"
+      threshold_value = 0
+      duration        = "0s"
+
+      aggregations {
+        alignment_period     = "300s"
+        per_series_aligner   = "ALIGN_SUM"
+        cross_series_reducer = "REDUCE_SUM"
+      }
+
+      evaluation_missing_data = "EVALUATION_MISSING_DATA_INACTIVE"
+    }
+  }
+
+  documentation {
+    subject   = "${var.name_prefix}: a room was (or would have been) torn down while someone held a live lease"
+    mime_type = "text/markdown"
+    content   = "A sweep run classified a teardown candidate as a violation. Set roomlease/config cleanupMode to \"off\" now, keep the candidate record and the room's documents, and see \"A violation was counted\" in ${local.runbook}."
   }
 }
 

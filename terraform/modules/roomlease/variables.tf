@@ -249,6 +249,35 @@ variable "cleanup_mode" {
   }
 }
 
+variable "enforce_share_percent" {
+  description = <<-EOT
+    ROOMLEASE_ENFORCE_SHARE: in enforce mode, the share of rooms (0 to 100,
+    in percent, to a hundredth) that the sweeper tears down; it observes the
+    rest. Rooms are chosen by a hash of their id, so a room's treatment never
+    flips at a fixed share and raising the share only adds rooms. The field
+    enforceSharePercent of roomlease/config overrides this at run time; walk
+    it through 1, 10, 50 and 100 (docs/operations.md, "First deployment").
+  EOT
+  type        = number
+  default     = 100
+
+  validation {
+    condition     = var.enforce_share_percent >= 0 && var.enforce_share_percent <= 100
+    error_message = "enforce_share_percent must be a number from 0 to 100."
+  }
+}
+
+variable "reconnect_window" {
+  description = "ROOMLEASE_RECONNECT_WINDOW: how long after a teardown candidate a join to its room counts as a reconnect that enforcement breaks (the rollout's false positives). Null (the default): three leases. More than 0, at most 24h."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.reconnect_window == null || can(regex("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", coalesce(var.reconnect_window, "1s")))
+    error_message = "reconnect_window must be null or a positive Go duration such as \"45s\"."
+  }
+}
+
 variable "log_level" {
   description = "ROOMLEASE_LOG_LEVEL of the Presence function: debug, info, warning or error."
   type        = string

@@ -105,9 +105,9 @@ run "environment_from_variables" {
     # its per-room lines (debug) for the observe-mode review.
     condition = google_cloudfunctions2_function.sweep.service_config[0].environment_variables == tomap(merge(
       google_cloudfunctions2_function.presence.service_config[0].environment_variables,
-      { ROOMLEASE_SWEEP_BUDGET = "55s", ROOMLEASE_LOG_LEVEL = "debug" },
+      { ROOMLEASE_SWEEP_BUDGET = "55s", ROOMLEASE_LOG_LEVEL = "debug", ROOMLEASE_ENFORCE_SHARE = "100" },
     ))
-    error_message = "Sweep environment must be Presence's plus ROOMLEASE_SWEEP_BUDGET and a debug log level: ${jsonencode(google_cloudfunctions2_function.sweep.service_config[0].environment_variables)}"
+    error_message = "Sweep environment must be Presence's plus ROOMLEASE_SWEEP_BUDGET, a debug log level and the enforced share: ${jsonencode(google_cloudfunctions2_function.sweep.service_config[0].environment_variables)}"
   }
 }
 
@@ -318,8 +318,33 @@ run "alerts_on_sweeper_metrics" {
   }
 
   assert {
-    condition     = toset(keys(google_logging_metric.sweep)) == toset(["cleanup_lag", "oldest_eligible_room_age", "generation_conflicts", "failed_steps", "rooms_purged", "skipped_documents"])
-    error_message = "Expected distribution metrics for cleanup lag, oldest eligible room age, generation conflicts, failed steps and purged rooms."
+    condition = toset(keys(google_logging_metric.sweep)) == toset(["cleanup_lag", "oldest_eligible_room_age", "generation_conflicts", "failed_steps", "rooms_purged", "skipped_documents",
+      "candidates_observed", "candidates_enforced", "confirmed_observed", "confirmed_enforced",
+    "reconnects_after_candidate_observed", "reconnects_after_candidate_enforced", "violations_observed", "violations_enforced"])
+    error_message = "Expected distribution metrics for cleanup lag, oldest eligible room age, generation conflicts, failed steps, purged rooms and the rollout's counts by slice."
+  }
+
+  assert {
+    # The rollout's counts come from the report line's per-slice fields.
+    condition = (
+      google_logging_metric.sweep["reconnects_after_candidate_observed"].value_extractor == "EXTRACT(jsonPayload.reconnectsAfterCandidateObserved)" &&
+      google_logging_metric.sweep["confirmed_enforced"].value_extractor == "EXTRACT(jsonPayload.confirmedEnforced)" &&
+      google_logging_metric.sweep["violations_enforced"].value_extractor == "EXTRACT(jsonPayload.violationsEnforced)"
+    )
+    error_message = "The rollout's metrics must extract the report line's per-slice counts."
+  }
+
+  assert {
+    # One violation pages: the alert counts runs whose report counted any.
+    condition = (
+      strcontains(google_logging_metric.sweep_violation_runs.filter, "jsonPayload.violations>0") &&
+      strcontains(google_logging_metric.sweep_violation_runs.filter, "jsonPayload.message=\"sweep run\"") &&
+      google_monitoring_alert_policy.teardown_violation.conditions[0].condition_threshold[0].threshold_value == 0 &&
+      google_monitoring_alert_policy.teardown_violation.conditions[0].condition_threshold[0].duration == "0s" &&
+      strcontains(google_monitoring_alert_policy.teardown_violation.conditions[0].condition_threshold[0].filter, "roomlease/sweep_violation_runs") &&
+      google_monitoring_alert_policy.teardown_violation.notification_channels == tolist(["projects/roomlease-test/notificationChannels/123"])
+    )
+    error_message = "A run that counted a violation must fire the teardown-violation alert at once, to the configured channels."
   }
 
   assert {
@@ -586,5 +611,21 @@ run "every_name_derives_from_the_prefix" {
       for kind, names in output.names : [for n in names : startswith(n, "staging") || startswith(n, "roomlease-test-staging-") || n == "cloud.firestore/staging"]
     ]))
     error_message = "Every name must start with the prefix: ${jsonencode(output.names)}"
+  }
+}
+
+run "rollout_settings_reach_the_sweeper" {
+  variables {
+    enforce_share_percent = 0.5
+    reconnect_window      = "2m"
+  }
+
+  assert {
+    condition = (
+      google_cloudfunctions2_function.sweep.service_config[0].environment_variables["ROOMLEASE_ENFORCE_SHARE"] == "0.5" &&
+      google_cloudfunctions2_function.sweep.service_config[0].environment_variables["ROOMLEASE_RECONNECT_WINDOW"] == "2m" &&
+      google_cloudfunctions2_function.presence.service_config[0].environment_variables["ROOMLEASE_RECONNECT_WINDOW"] == "2m"
+    )
+    error_message = "enforce_share_percent must reach the Sweep function's environment, and reconnect_window both functions'."
   }
 }

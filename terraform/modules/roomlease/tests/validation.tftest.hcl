@@ -256,3 +256,21 @@ run "rejects_source_object_of_another_shape" {
   }
   expect_failures = [var.source_object]
 }
+
+run "rejects_enforce_share_above_100" {
+  command = plan
+  variables { enforce_share_percent = 101 }
+  expect_failures = [var.enforce_share_percent]
+}
+
+run "rejects_negative_enforce_share" {
+  command = plan
+  variables { enforce_share_percent = -1 }
+  expect_failures = [var.enforce_share_percent]
+}
+
+run "rejects_reconnect_window_not_a_duration" {
+  command = plan
+  variables { reconnect_window = "three leases" }
+  expect_failures = [var.reconnect_window]
+}
