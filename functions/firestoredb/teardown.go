@@ -83,10 +83,12 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 		res.Room = room
 		// Proof of absence: the room has no roster entry (see
 		// presence.JudgeTeardown for why entries, not leases live at now).
-		// Counted beside the transaction, not in it: nothing that reads no
-		// room waits for a teardown, and a sweeper that stalls here holds
-		// nothing but the room (docs/races.md, "A teardown's query that
-		// stalled every session write"). Nothing is lost by that:
+		// Counted beside the transaction, not in it: counted in it, the
+		// roster's range would stay locked while a sweeper stalls here,
+		// and every join and departure in the room would wait for it;
+		// beside it, the teardown holds nothing but the room document
+		// (docs/races.md, "A teardown's query that stalled every session
+		// write"). Nothing is lost by that:
 		//   - an entry is added only by a join, which reads the room in its
 		//     transaction, and a join into a suspected_empty room must
 		//     first revive it, a conditional write of the room that waits
@@ -97,8 +99,8 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 		//   - with no entry there is no session (an entry goes only in a
 		//     transaction that reads and deletes each of its user's
 		//     sessions), so no renewal, state update, away toggle or expiry
-		//     can commit after this count: each needs a session, and the
-		//     last three an entry, to write anything.
+		//     can commit after this count: each needs a session to write
+		//     anything.
 		// A failure to count still aborts the teardown (fail closed).
 		entries, err := s.countEntries(ctx, c.RoomID, nil)
 		if err != nil {
