@@ -41,8 +41,11 @@ const maxEmptinessRounds = 5
 //     looks again; the revive never overwrites what it did not read.
 //
 // If this request dies before step 3, the room is suspected_empty with a
-// live lease, which the teardown's check finds and repairs; it never
-// deletes such a room. A departure whose entry went after step 3's count
+// roster entry (and a session that renews), and later departures that
+// stop at step 1's count (StillOccupied) leave it so. The teardown's check
+// counts entries, so it finds such a room and repairs it to active; it
+// never deletes it, whatever the leases look like at the sweeper's clock
+// (docs/races.md, "A teardown under a lease at its edge"). A departure whose entry went after step 3's count
 // marked its revision shard (FieldMayBeEmptyAt), so a room this revives
 // while it empties again is re-checked by the sweeper's repair.
 //

@@ -139,3 +139,27 @@ func errOf[T any](_ T, err error) error { return err }
 
 // setClock moves the fixture's clock to t.
 func (f *fixture) setClock(t time.Time) { f.clock.Advance(t.Sub(f.clock.Now())) }
+
+// instanceDied is what instanceDies panics with: a request that ends where
+// it stands, as on an instance that dies (killed, scaled in), with nothing
+// after that point run.
+type instanceDied struct{}
+
+// instanceDies, installed as a hook, ends the request there. Only for
+// hooks outside a transaction (the emptiness check's), where nothing is
+// held that a dead instance would leave locked.
+func instanceDies() { panic(instanceDied{}) }
+
+// diesDuring runs f and reports whether its instance died (instanceDies).
+func diesDuring(f func()) (died bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(instanceDied); !ok {
+				panic(r)
+			}
+			died = true
+		}
+	}()
+	f()
+	return false
+}

@@ -80,15 +80,23 @@ func (m *model) must(err error) {
 //     (its last join or heartbeat said so, and nobody was told to leave) still
 //     has its session, with its generation: an answered renewal is never
 //     undone;
+//   - every session whose lease is live by every instance's clock has its
+//     room: no teardown commits under a lease;
 //   - within a room's lifetime the revision never decreases, rises by at
 //     least the visible changes seen, and by exactly one per visible change
-//     for a single request that ran alone.
+//     for a single request that ran alone; a lifetime that a single
+//     request began counts just its changes (nothing of the room's lifetime
+//     before carried over).
 func (m *model) checkModel() {
 	w := m.read()
 	latest := m.latest()
 	for key, sessions := range w.sessions {
 		room, uid, _ := strings.Cut(key, "/")
 		for _, s := range sessions {
+			if s.leaseEnd.After(latest) && w.rooms[room] == nil {
+				m.violate("session %s/%s holds a lease to %s (latest now %s) but room %s is gone",
+					key, s.id, stamp(s.leaseEnd), stamp(latest), room)
+			}
 			if s.leaseEnd.After(latest) && w.entries[room][uid] == nil {
 				m.violate("session %s/%s holds a lease to %s (latest now %s) but %s has no roster entry",
 					key, s.id, stamp(s.leaseEnd), stamp(latest), uid)
@@ -122,12 +130,18 @@ func (m *model) checkRevision(room string, w world) {
 	createdAt, _ := fields["createdAt"].(time.Time)
 	now := lifetime{createdAt: createdAt, revision: w.revision[room], entries: map[string]string{}}
 	for uid, e := range w.entries[room] {
-		now.entries[uid] = fmt.Sprintf("%v|%v|%v", e["sessionCount"], e["displayName"], e["joinedAt"])
+		now.entries[uid] = fmt.Sprintf("%v|%v|%v|%v|%v", e["sessionCount"], e["displayName"], e["joinedAt"], e["state"], e["away"])
 	}
 	before, seen := m.lifetimes[room]
 	m.lifetimes[room] = now
+	alone := m.exact && m.nested.Load() == 0
 	if !seen || !before.createdAt.Equal(createdAt) {
-		return // a new lifetime: its revision starts afresh
+		// A new lifetime: its revision starts afresh, and a request that
+		// ran alone began it with one join, one visible change per entry.
+		if alone && now.revision != int64(len(now.entries)) {
+			m.violate("room %s: a new lifetime starts at revision %d with %d roster entries", room, now.revision, len(now.entries))
+		}
+		return
 	}
 	changes := 0
 	for uid := range union(before.entries, now.entries) {
@@ -141,7 +155,7 @@ func (m *model) checkRevision(room string, w world) {
 		m.violate("room %s: the revision went back from %d to %d within one lifetime", room, before.revision, now.revision)
 	case delta < int64(changes):
 		m.violate("room %s: %d visible changes, but the revision rose by %d", room, changes, delta)
-	case m.exact && m.nested.Load() == 0 && delta != int64(changes):
+	case alone && delta != int64(changes):
 		m.violate("room %s: one request made %d visible changes, but the revision rose by %d", room, changes, delta)
 	}
 }
@@ -171,7 +185,9 @@ func (m *model) settle(i int) {
 	m.skews = [modelInstances]time.Duration{}
 	m.mu.Unlock()
 	m.logf("settle at %s", stamp(m.clock.Now()))
+	m.settling = true
 	m.pass(i)
+	m.settling = false
 	now := m.clock.Now()
 	w := m.read()
 	for key, sessions := range w.sessions {
@@ -214,7 +230,7 @@ func (m *model) drain() {
 			m.leave(m.rng.IntN(modelInstances), k)
 		}
 	}
-	m.clock.Advance(16 * time.Second) // past every lease
+	m.clock.Advance(m.settings.AwayLease + time.Second) // past every lease, away ones too
 	m.settle(m.rng.IntN(modelInstances))
 	for range 3 {
 		m.clock.Advance(31 * time.Second) // past the repair's settling time and the grace

@@ -20,15 +20,21 @@ func (m *model) step(n int) {
 	r := m.rng.IntN(100)
 	m.exact = r < 67
 	switch {
-	case r < 22:
+	case r < 20:
 		m.join(m.rng.IntN(modelInstances), m.pickKey())
-	case r < 44:
+	case r < 34:
 		m.heartbeat(m.rng.IntN(modelInstances), m.pickKnown(), false)
-	case r < 50:
+	case r < 38:
 		m.heartbeat(m.rng.IntN(modelInstances), m.pickKnown(), true)
-	case r < 60:
+	case r < 46:
 		m.leave(m.rng.IntN(modelInstances), m.pickKnown())
-	case r < 64:
+	case r < 54:
+		m.dyingLeave(m.rng.IntN(modelInstances))
+	case r < 58:
+		m.away(m.rng.IntN(modelInstances), m.pickKnown())
+	case r < 62:
+		m.state(m.rng.IntN(modelInstances), m.pickKnown())
+	case r < 65:
 		m.typing(m.rng.IntN(modelInstances), m.pickKnown())
 	case r < 67:
 		m.receipt(m.rng.IntN(modelInstances), m.pickKey())
@@ -86,10 +92,18 @@ func (m *model) run(i int, k clientKey, f func(s *firestoredb.Store)) {
 	f(m.stores[i])
 }
 
+// modelNames are the display names joins rename their users to.
+var modelNames = []string{"Ada", "Grace", "Edsger"}
+
+// join joins k; a third of the joins also rename the user.
 func (m *model) join(i int, k clientKey) {
+	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: k.room, ParticipantID: k.user, SessionID: k.session}}
+	if m.rng.IntN(3) == 0 {
+		req.DisplayName, req.HasDisplayName = modelNames[m.rng.IntN(len(modelNames))], true
+	}
 	m.run(i, k, func(s *firestoredb.Store) {
-		res, err := s.Join(m.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: k.room, ParticipantID: k.user, SessionID: k.session}})
-		m.logf("#%d join %s → gen %d lease %s, %v", i, k, res.Session.Generation, stamp(res.Session.LeaseExpiresAt), err)
+		res, err := s.Join(m.ctx, req)
+		m.logf("#%d join %s %q → gen %d lease %s, %v", i, k, req.DisplayName, res.Session.Generation, stamp(res.Session.LeaseExpiresAt), err)
 		switch {
 		case err == nil:
 			*m.tab(k) = client{gen: res.Session.Generation, leaseEnd: res.Session.LeaseExpiresAt, live: true, token: res.Grant.Token, older: m.tab(k).token}
@@ -167,7 +181,7 @@ func (m *model) answered(i int, k clientKey, c *client, stale bool, err error, o
 				i, k, stamp(c.leaseEnd), stamp(m.latest()))
 		}
 		c.live = false
-	case code == presence.EStaleGeneration, code == presence.EForbidden:
+	case code == presence.EStaleGeneration, code == presence.EForbidden, code == presence.ERateLimited:
 	case err != nil:
 		m.violate("%s on #%d: %v", k, i, err)
 	}
@@ -215,13 +229,25 @@ func (m *model) advance() {
 		m.clock.Advance(steps[m.rng.IntN(len(steps))])
 	}
 	if m.rng.IntN(2) == 0 {
-		m.mu.Lock()
-		for i := range m.skews {
-			m.skews[i] = time.Duration(m.rng.IntN(9)-4) * time.Millisecond
-		}
-		m.mu.Unlock()
+		m.drawSkews()
 	}
 	m.logf("advance to %s, skews %v", stamp(m.clock.Now()), m.skews)
+}
+
+// drawSkews redraws the instances' skews, a few milliseconds either way.
+func (m *model) drawSkews() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.skews {
+		m.skews[i] = time.Duration(m.rng.IntN(9)-4) * time.Millisecond
+	}
+}
+
+// nowOf is instance i's now.
+func (m *model) nowOf(i int) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.clock.Now().Add(m.skews[i])
 }
 
 // toEdge moves the clock to within 3 ms of the earliest lease end of a live
@@ -318,6 +344,10 @@ func (m *model) installSeams(i int) {
 	})
 	emptiness := func(at string) func() {
 		return func() {
+			if m.dies[i] != lives {
+				m.dieInEmptiness(i, other(), at == "before its emptiness write")
+				return
+			}
 			nest(func() {
 				m.logf("  seam: #%d pauses %s", i, at)
 				if m.rng.IntN(2) == 0 {
@@ -330,6 +360,7 @@ func (m *model) installSeams(i int) {
 	}
 	m.stores[i].SetBeforeEmptinessWrite(emptiness("before its emptiness write"))
 	m.stores[i].SetBeforeEmptinessRevive(emptiness("before its revive"))
+	m.installTeardownSeam(i)
 }
 
 func stamp(t time.Time) string {

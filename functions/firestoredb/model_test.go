@@ -29,7 +29,9 @@ import (
 // clients, each with its own clock a few milliseconds off a shared test
 // clock, and the sweeper's passes on each of them. At the test seams a
 // schedule pauses a request and runs another one inside it, on another
-// instance (see interleave). After every step and at the end, when
+// instance (see installSeams; model_sweeper_test.go for the teardown's),
+// and some instances die in the middle of a request
+// (model_requests_test.go). After every step and at the end, when
 // everything has drained, it checks the invariants of checkModel and
 // checkDrained.
 //
@@ -132,14 +134,16 @@ type client struct {
 	// renewals are fenced by the token's condition or by a read, and
 	// replayed tokens come too.
 	token, older string
+	away         bool // as last answered
 }
 
 type model struct {
-	t      *testing.T
-	ctx    context.Context
-	rng    *rand.Rand
-	clock  *testclock.Clock
-	client *firestore.Client // for the checks
+	t        *testing.T
+	ctx      context.Context
+	rng      *rand.Rand
+	clock    *testclock.Clock
+	client   *firestore.Client // for the checks
+	settings presence.Settings // every instance's; the grace is drawn per schedule
 
 	mu        sync.Mutex
 	skews     [modelInstances]time.Duration
@@ -158,6 +162,15 @@ type model struct {
 	draining bool         // no more requests at the seams
 	depth    atomic.Int32 // >0 while a seam runs a request
 	seq      int64
+	settling bool // a settling pass: no time passes in it, no seams
+	// dies says where each instance's request in flight dies, if it does
+	// (see model_requests_test.go).
+	dies [modelInstances]death
+	// tearingDown is the room each instance's sweeper is checking for
+	// teardown; closed, the rooms its pass tore down, not yet purged (see
+	// model_sweeper_test.go).
+	tearingDown [modelInstances]string
+	closed      [modelInstances][]string
 
 	project    string
 	closers    []func() error
@@ -184,7 +197,13 @@ func newModel(t *testing.T, seed uint64) *model {
 	}
 	m := &model{project: project, closers: []func() error{checker.Close}, t: t, ctx: context.Background(), rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), client: checker,
 		clock: testclock.New(testclock.Start), clients: map[clientKey]*client{}, excluded: map[string]string{},
-		lifetimes: map[string]lifetime{}}
+		lifetimes: map[string]lifetime{}, settings: presence.DefaultSettings()}
+	// A grace shorter than the lease puts a room's teardown within reach
+	// of a lease that a join in its grace brought: two schedules in three
+	// draw one.
+	m.settings.EmptyRoomGrace = []time.Duration{m.settings.EmptyRoomGrace, 10 * time.Second, 5 * time.Second}[m.rng.IntN(3)]
+	m.drawSkews()
+	m.logf("grace %v, skews %v", m.settings.EmptyRoomGrace, m.skews)
 	for i := range modelInstances {
 		c, err := firestore.NewClient(m.ctx, project)
 		if err != nil {
@@ -192,8 +211,8 @@ func newModel(t *testing.T, seed uint64) *model {
 		}
 		m.closers = append(m.closers, c.Close)
 		now := func() time.Time { m.mu.Lock(); defer m.mu.Unlock(); return m.clock.Now().Add(m.skews[i]) }
-		m.stores[i] = withTokens(firestoredb.New(c, presence.DefaultSettings(), now))
-		sw, err := sweep.New(m.stores[i], sweep.Config{RunBudget: time.Millisecond}, now,
+		m.stores[i] = withTokens(firestoredb.New(c, m.settings, now))
+		sw, err := sweep.New(sweeperStore{m.stores[i], m, i}, sweep.Config{RunBudget: time.Millisecond}, now,
 			func(ctx context.Context, d time.Duration) error { m.clock.Advance(d); return ctx.Err() },
 			logging.New(discard{}, slog.LevelError))
 		if err != nil {

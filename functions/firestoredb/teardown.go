@@ -44,15 +44,16 @@ func closingID(c presence.TeardownCandidate) string {
 }
 
 // TearDown makes the authoritative occupancy check for c in one transaction:
-// it re-reads the room, counts its live leases, and — only if the room is
-// still the same lifetime and generation, suspected_empty, past its grace,
-// with no live lease — deletes the room document and records its closing,
-// when enforce is set. Without enforce it only reports the verdict (observe)
-// and marks the room as reported, so that it is not listed again until its
-// state changes.
+// it re-reads the room, counts its roster entries, and — only if the room
+// is still the same lifetime and generation, suspected_empty, past its
+// grace, with no entry — deletes the room document and records its
+// closing, when enforce is set. Without enforce it only reports the verdict
+// (observe) and marks the room as reported, so that it is not listed again
+// until its state changes.
 //
-// A room found suspected_empty with live leases is repaired to active in any
-// mode: that is bookkeeping, not destruction.
+// A room found suspected_empty with roster entries is repaired to active in
+// any mode: that is bookkeeping, not destruction. (A departure whose
+// instance died between its steps leaves one so; see settleEmptiness.)
 //
 // Ordering: a join reads the room document in its transaction, and writes
 // it only for a lifecycle step (a revive in the grace, a creation), with a
@@ -80,44 +81,48 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 			return err
 		}
 		res.Room = room
-		// Proof of absence: no session of this room holds a lease at now.
-		// The query runs beside the transaction, not in it: on the
-		// emulator, a collection-group query in a read-write transaction
-		// locks writes to every session document in the database until
-		// the transaction ends, so a sweeper that stalls (a busy machine,
-		// a killed instance) stalls every heartbeat and join for up to a
-		// minute (docs/races.md, "A teardown's query that stalled every
-		// session write"). Nothing is lost: the room document, read above
-		// in the transaction, is what any new lease in this room must
-		// write first. A session becomes live only through a join, and a
-		// join into a suspected_empty room must revive it, a conditional
-		// write of the room document that waits for this transaction or
-		// makes it retry; a renewal never revives an ended lease. So every
-		// session that can be live at the commit either is live now, and
-		// this query sees it, or comes through a revive that changes the
-		// generation. A failure to read still aborts the teardown (fail
-		// closed).
-		live, err := s.queryAll(ctx, s.client.CollectionGroup(SessionsCollection).
-			Where(FieldRoomID, "==", c.RoomID).
-			Where(FieldLeaseExpiresAt, ">", now).Limit(1))
+		// Proof of absence: the room has no roster entry (see
+		// presence.JudgeTeardown for why entries, not leases live at now).
+		// Counted beside the transaction, not in it: counted in it, the
+		// roster's range would stay locked while a sweeper stalls here,
+		// and every join and departure in the room would wait for it;
+		// beside it, the teardown holds nothing but the room document
+		// (docs/races.md, "A teardown's query that stalled every session
+		// write"). Nothing is lost by that:
+		//   - an entry is added only by a join, which reads the room in its
+		//     transaction, and a join into a suspected_empty room must
+		//     first revive it, a conditional write of the room that waits
+		//     for this transaction or makes it retry. A join that read the
+		//     room while it was still active committed before the room
+		//     became suspected_empty, long before this count (the write
+		//     that made it so waited for the join's read);
+		//   - with no entry there is no session (an entry goes only in a
+		//     transaction that reads and deletes each of its user's
+		//     sessions), so no renewal, state update, away toggle or expiry
+		//     can commit after this count: each needs a session to write
+		//     anything.
+		// A failure to count still aborts the teardown (fail closed).
+		entries, err := s.countEntries(ctx, c.RoomID, nil)
 		if err != nil {
 			return err
 		}
-		res.LiveLeases = len(live)
-		res.Verdict = presence.JudgeTeardown(now, room, c, len(live))
+		res.Entries = entries
+		res.Verdict = presence.JudgeTeardown(now, room, c, entries)
 		var shards []*firestore.DocumentSnapshot
 		if res.Verdict == presence.TearDown && enforce {
 			// The revision ends with this lifetime (see below). Listed
-			// beside the transaction for the same reason as the sessions:
-			// in a suspected_empty room only a revive writes a shard, and
-			// it writes the room document in the same commit.
+			// beside the transaction for the same reason as the entries,
+			// and after their count: a departure's shard is written in the
+			// commit that deletes its entry, so before the count; with no
+			// entry, only a revive writes a shard, and it writes the room
+			// document in the same commit.
 			if shards, err = s.queryAll(ctx, s.revisionShards(c.RoomID).Query); err != nil {
 				return err
 			}
 		}
 		s.pause(hookAfterTeardownCheck)
 		switch {
-		case res.Verdict == presence.LeasesLive:
+		case res.Verdict == presence.Occupied:
 			revived, refresh := s.settings.ShardsExpiry(s.settings.Reactivate(now, *room))
 			if err := tx.set(roomRef, roomToRecord(revived)); err != nil || !refresh {
 				return err
@@ -133,9 +138,8 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 			// join that creates the room's next lifetime before the purge
 			// comes must count from 0, and the purge spares whatever that
 			// lifetime writes, so shards left to it would carry the old
-			// counts into the new revision. No departure of this lifetime
-			// counts a change after this commit: a teardown finds no roster
-			// entry (the room was empty for its whole grace).
+			// counts into the new revision. No request of this lifetime
+			// counts a change after this commit: it found no roster entry.
 			for _, shard := range shards {
 				if err := tx.delete(shard.Ref); err != nil {
 					return err
@@ -143,7 +147,7 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 			}
 			// The rollout's evidence (candidates.go), in the same commit.
 			res.Recorded = true
-			if err := s.recordCandidate(tx, now, *room, res.LiveLeases, true); err != nil {
+			if err := s.recordCandidate(tx, now, *room, res.Entries, true); err != nil {
 				return err
 			}
 			// pendingCleanup stays set until PurgeClosed has deleted the
@@ -156,7 +160,7 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 			}
 			// Recorded with the mark, so once per verdict (candidates.go).
 			res.Recorded = true
-			return s.recordCandidate(tx, now, *room, res.LiveLeases, false)
+			return s.recordCandidate(tx, now, *room, res.Entries, false)
 		}
 		return nil
 	})

@@ -32,42 +32,53 @@ const (
 	GenerationChanged
 	// GraceNotOver: cleanupAfter is still ahead.
 	GraceNotOver
-	// LeasesLive: the room is marked suspected_empty yet holds live leases,
-	// which a missed event can leave behind; it must be repaired to active.
-	LeasesLive
+	// Occupied: the room is marked suspected_empty yet has roster entries,
+	// which a departure whose instance died between its steps leaves
+	// behind (a join slipped in before its write); it must be repaired to
+	// active, and the entries' own departures start a new grace.
+	Occupied
 )
 
 // TeardownResult is what the authoritative check found and did.
 type TeardownResult struct {
-	Verdict    Verdict
-	LiveLeases int
-	Room       *Room    // as read inside the transaction; nil if gone
-	Closing    *Closing // set when the room was torn down
+	Verdict Verdict
+	Entries int      // roster entries counted for the check
+	Room    *Room    // as read inside the transaction; nil if gone
+	Closing *Closing // set when the room was torn down
 	// Recorded says this check recorded the room as a teardown candidate
 	// (rollout.go): with the teardown, or with the first observe-mode mark.
 	Recorded bool
 }
 
-// JudgeTeardown is the check made inside the teardown transaction, on the
-// room as read there and the number of live leases counted there. Only
-// TearDown permits deletion: failing to prove absence keeps the room.
-func JudgeTeardown(now time.Time, room *Room, c TeardownCandidate, liveLeases int) Verdict {
+// JudgeTeardown is the check made by the teardown transaction, on the room
+// as read there and the number of its roster entries, live or awaiting
+// expiry. Only TearDown permits deletion: failing to prove absence keeps
+// the room.
+//
+// The proof of absence is an empty roster, not the absence of a lease
+// live at now. Every session has its user's entry, and an entry goes only
+// in a transaction that reads and deletes each of the user's sessions, so
+// no entry means no session that anyone could still renew, update or
+// expire. Judging leases at the sweeper's now instead lets a renewal that
+// another instance judged a millisecond earlier commit under a deleted
+// room (docs/races.md, "A teardown under a lease at its edge").
+func JudgeTeardown(now time.Time, room *Room, c TeardownCandidate, entries int) Verdict {
 	switch {
 	case room == nil:
 		return RoomGone
 	case room.State != StateSuspectedEmpty || room.Generation != c.Generation || !room.CreatedAt.Equal(c.CreatedAt):
 		return GenerationChanged
-	case liveLeases > 0:
-		return LeasesLive
+	case entries > 0:
+		return Occupied
 	case now.Before(room.CleanupAfter):
 		return GraceNotOver
 	}
 	return TearDown
 }
 
-// Reactivate repairs a room marked suspected_empty that still holds live
-// leases: it becomes active again with a new generation, so that any
-// teardown decided on the old one loses.
+// Reactivate repairs a room marked suspected_empty that still has roster
+// entries, or revives one for a join: it becomes active again with a new
+// generation, so that any teardown decided on the old one loses.
 func (s Settings) Reactivate(now time.Time, room Room) Room {
 	room.State = StateActive
 	room.Generation++

@@ -23,33 +23,33 @@ func TestJudgeTeardown(t *testing.T) {
 	edit := func(f func(r *presence.Room)) *presence.Room { r := seen; f(&r); return &r }
 
 	tests := []struct {
-		name       string
-		room       *presence.Room // as read inside the teardown transaction
-		liveLeases int
-		want       presence.Verdict
+		name    string
+		room    *presence.Room // as read inside the teardown transaction
+		entries int
+		want    presence.Verdict
 	}{
 		{"proven empty after the grace is torn down", &seen, 0, presence.TearDown},
 		{"grace ending exactly now is over", edit(func(r *presence.Room) { r.CleanupAfter = now }), 0, presence.TearDown},
 		{"grace ending a nanosecond from now keeps the room", edit(func(r *presence.Room) { r.CleanupAfter = now.Add(time.Nanosecond) }), 0, presence.GraceNotOver},
-		{"live lease keeps the room", &seen, 1, presence.LeasesLive},
-		{"live lease keeps the room even before the grace ends", edit(func(r *presence.Room) { r.CleanupAfter = now.Add(time.Minute) }), 2, presence.LeasesLive},
+		{"a roster entry keeps the room", &seen, 1, presence.Occupied},
+		{"a roster entry keeps the room even before the grace ends", edit(func(r *presence.Room) { r.CleanupAfter = now.Add(time.Minute) }), 2, presence.Occupied},
 		{"room already deleted by another sweeper", nil, 0, presence.RoomGone},
 		{"join during the grace advanced the generation", edit(func(r *presence.Room) { r.State, r.Generation = presence.StateActive, 4 }), 0, presence.GenerationChanged},
 		{"room active again at the same generation", edit(func(r *presence.Room) { r.State = presence.StateActive }), 0, presence.GenerationChanged},
 		{"room emptied again after a join: same state, newer generation", edit(func(r *presence.Room) { r.Generation = 4 }), 0, presence.GenerationChanged},
 		{"room deleted and created again: same generation, new lifetime", edit(func(r *presence.Room) { r.CreatedAt = now.Add(-time.Minute) }), 0, presence.GenerationChanged},
-		{"moved-on room with live leases is not repaired by a stale candidate", edit(func(r *presence.Room) { r.State, r.Generation = presence.StateActive, 4 }), 1, presence.GenerationChanged},
+		{"moved-on room with entries is not repaired by a stale candidate", edit(func(r *presence.Room) { r.State, r.Generation = presence.StateActive, 4 }), 1, presence.GenerationChanged},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := presence.JudgeTeardown(now, tc.room, candidate, tc.liveLeases); got != tc.want {
+			if got := presence.JudgeTeardown(now, tc.room, candidate, tc.entries); got != tc.want {
 				t.Fatalf("verdict %s, want %s", verdictName(got), verdictName(tc.want))
 			}
 		})
 	}
 }
 
-// verdictName makes a failing case say "LeasesLive", not "4".
+// verdictName makes a failing case say "Occupied", not "4".
 func verdictName(v presence.Verdict) string {
 	switch v {
 	case presence.TearDown:
@@ -60,8 +60,8 @@ func verdictName(v presence.Verdict) string {
 		return "GenerationChanged"
 	case presence.GraceNotOver:
 		return "GraceNotOver"
-	case presence.LeasesLive:
-		return "LeasesLive"
+	case presence.Occupied:
+		return "Occupied"
 	}
 	return fmt.Sprintf("Verdict(%d)", int(v))
 }

@@ -248,7 +248,7 @@ func (p *pass) tearDown(store DueRoomChecker, room presence.Room, enforce bool) 
 		p.r.recorded(res.Recorded, enforce)
 		p.r.Candidates = append(p.r.Candidates, room.ID)
 		evidence := []any{"component", "sweeper", "roomId", room.ID, "generation", room.Generation,
-			"emptySince", room.EmptySince, "cleanupAfter", room.CleanupAfter, "liveLeases", res.LiveLeases}
+			"emptySince", room.EmptySince, "cleanupAfter", room.CleanupAfter, "entries", res.Entries}
 		if res.Closing != nil {
 			p.r.RoomsDeleted++
 			p.r.Deleted = append(p.r.Deleted, room.ID)
@@ -260,9 +260,9 @@ func (p *pass) tearDown(store DueRoomChecker, room presence.Room, enforce bool) 
 	case presence.GenerationChanged:
 		p.r.GenerationConflicts++
 		p.log.DebugContext(p.ctx, "teardown lost to a newer generation", "component", "sweeper", "roomId", room.ID, "generation", room.Generation)
-	case presence.LeasesLive:
+	case presence.Occupied:
 		p.r.RoomsRepaired++
-		p.log.DebugContext(p.ctx, "room suspected empty held live leases; reactivated", "component", "sweeper", "roomId", room.ID)
+		p.log.DebugContext(p.ctx, "room suspected empty had roster entries; reactivated", "component", "sweeper", "roomId", room.ID)
 	}
 	return nil
 }

@@ -92,7 +92,7 @@ type DueRoomChecker interface {
 	DueRooms(ctx context.Context, now time.Time, limit int, unreportedOnly bool) (presence.Listing[presence.Room], error)
 	// TearDown makes the authoritative occupancy check; it deletes only on
 	// a TearDown verdict with enforce set, and otherwise marks such a room
-	// reported. Any other verdict (GenerationChanged, LeasesLive, ...)
+	// reported. Any other verdict (GenerationChanged, Occupied, ...)
 	// deletes nothing. An error means nothing was deleted: the check fails
 	// closed.
 	TearDown(ctx context.Context, c presence.TeardownCandidate, enforce bool) (presence.TeardownResult, error)
