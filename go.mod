@@ -9,6 +9,7 @@ require (
 	github.com/golang-jwt/jwt/v4 v4.5.2
 	github.com/hashicorp/hcl/v2 v2.25.0
 	github.com/roomlease/roomlease/clients/go v0.0.0
+	github.com/rs/cors v1.11.1
 	github.com/zclconf/go-cty v1.19.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/time v0.16.0
