@@ -5,6 +5,7 @@ package bench
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,7 +43,7 @@ func WorkloadMarkdown(r *workload.WorkloadReport) string {
 	if len(r.Events) > 0 {
 		b.WriteString("\nEvents: ")
 		first := true
-		for _, k := range render.SortedKeys(r.Events) {
+		for _, k := range slices.Sorted(maps.Keys(r.Events)) {
 			if !first {
 				b.WriteString(", ")
 			}

@@ -2,6 +2,8 @@ package chaos
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/roomlease/roomlease/bench/render"
@@ -76,7 +78,7 @@ func Markdown(r *Report) string {
 	}
 	b.WriteString("\n\nOther outcomes: ")
 	var parts []string
-	for _, k := range render.SortedKeys(c) {
+	for _, k := range slices.Sorted(maps.Keys(c)) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, c[k]))
 	}
 	b.WriteString(strings.Join(parts, ", ") + ".\n")

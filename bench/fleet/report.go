@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -123,7 +124,7 @@ func repairCell(needed, failed int) string {
 
 func otherOutcomes(s BurstSummary) string {
 	var parts []string
-	for _, k := range render.SortedKeys(s.Outcomes) {
+	for _, k := range slices.Sorted(maps.Keys(s.Outcomes)) {
 		if k != "200" {
 			parts = append(parts, fmt.Sprintf("%s × %d", k, s.Outcomes[k]))
 		}

@@ -1,11 +1,10 @@
 package render
 
-// The cells the Markdown reports share: durations, distributions, yes/no,
-// and maps in a stable order.
+// The cells the Markdown reports share: durations, distributions, yes/no.
+// (Maps go out in a stable order with slices.Sorted(maps.Keys(m)).)
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/roomlease/roomlease/bench/workload"
 )
@@ -50,15 +49,4 @@ func YesNo(v bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// SortedKeys returns m's keys in order, so that a report lists them the
-// same way every run.
-func SortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/leasetoken"
+	"github.com/roomlease/roomlease/functions/logging"
 	"github.com/roomlease/roomlease/functions/ratelimit"
 	"github.com/roomlease/roomlease/functions/sweep"
 )
@@ -98,8 +99,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		client.Close()
 		return nil, err
 	}
-	return &App{Config: cfg, Store: store, API: api, Sweeper: sweeper, SweepHandler: sweep.Handler(sweeper, log),
-		client: client}, nil
+	// Every line a request writes names the request's trace.
+	return &App{Config: cfg, Store: store, API: logging.Traced(cfg.ProjectID, api), Sweeper: sweeper,
+		SweepHandler: logging.Traced(cfg.ProjectID, sweep.Handler(sweeper, log)),
+		client:       client}, nil
 }
 
 // Close releases the Firestore connection.

@@ -75,8 +75,7 @@ type Handler struct {
 	settings presence.Settings
 	project  string
 	database string
-	origins  map[string]bool
-	anyOrig  bool
+	cors     corsPolicy
 	log      *slog.Logger
 
 	appCheckMode AppCheckMode
@@ -93,7 +92,7 @@ type Handler struct {
 // New returns the API handler. It panics if AppCheckMode is monitor or
 // enforce without an AppCheck verifier: a wiring mistake, not a request's.
 func New(o Options) *Handler {
-	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
+	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, cors: newCORSPolicy(o.AllowedOrigins),
 		project: o.ProjectID, database: o.Database,
 		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
 		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions,
@@ -106,12 +105,6 @@ func New(o Options) *Handler {
 	}
 	if h.log == nil {
 		h.log = slog.Default()
-	}
-	for _, orig := range o.AllowedOrigins {
-		if orig == "*" {
-			h.anyOrig = true
-		}
-		h.origins[orig] = true
 	}
 	return h
 }
@@ -142,13 +135,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.writeError(w, r, fmt.Errorf("panic: %v", p))
 		}
 	}()
-	h.cors(w, r)
-	if r.Method == http.MethodOptions {
-		w.WriteHeader(http.StatusNoContent)
+	segments := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+	if isPreflight(r) {
+		// Answered here, before any gate: a preflight carries no
+		// credentials. A path with no endpoint gets its 404.
+		method, ok := endpointMethod(segments)
+		if !ok {
+			h.writeError(w, r, errorf(eNotFound, "no such endpoint: "+r.URL.EscapedPath()))
+			return
+		}
+		h.cors.apply(w, r, method) // 204
 		return
 	}
-
-	segments := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+	// The request's own method: a browser sends no other after its
+	// preflight, and a method no endpoint takes gets no CORS headers.
+	h.cors.apply(w, r, r.Method)
 	// Every API request says whether its client is still served; a health
 	// check is no client's.
 	if segments[0] == "v1" {
@@ -237,6 +238,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.writeError(w, r, errorf(eNotFound, "no such endpoint: "+r.Method+" "+r.URL.EscapedPath()))
 }
 
+// endpointMethod is the method the endpoint at segments takes, if there
+// is one there: what a CORS preflight to that path may be approved for.
+func endpointMethod(segments []string) (string, bool) {
+	switch {
+	case len(segments) == 1 && segments[0] == "healthz",
+		len(segments) == 2 && segments[0] == "v1" && segments[1] == "config":
+		return http.MethodGet, true
+	case len(segments) >= 3 && len(segments) <= 4 && segments[0] == "v1" && segments[1] == "rooms":
+		action := ""
+		if len(segments) == 4 {
+			action = segments[3]
+		}
+		rt, ok := roomActions[action]
+		return rt.method, ok
+	}
+	return "", false
+}
+
 // actionName names a room action in logs ("read" for the GET), never
 // with the room id.
 func actionName(action string) string {
@@ -263,30 +282,4 @@ func (h *Handler) authenticate(r *http.Request) (presence.Identity, error) {
 		return presence.Identity{}, errorf(presence.EUnauthenticated, "the Authorization header must be \"Bearer <Firebase ID token>\"")
 	}
 	return h.tokens.VerifyIDToken(r.Context(), strings.TrimSpace(token))
-}
-
-// cors lets browser clients on the allowed origins call the API. Auth is a
-// bearer token, not a cookie, so allowing an origin grants it nothing a
-// script there could not already do with the user's token.
-func (h *Handler) cors(w http.ResponseWriter, r *http.Request) {
-	origin := r.Header.Get("Origin")
-	if origin == "" || !(h.anyOrig || h.origins[origin]) {
-		return
-	}
-	hdr := w.Header()
-	if h.anyOrig {
-		hdr.Set("Access-Control-Allow-Origin", "*")
-	} else {
-		hdr.Set("Access-Control-Allow-Origin", origin)
-		hdr.Add("Vary", "Origin")
-	}
-	if r.Method == http.MethodOptions {
-		hdr.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		hdr.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, "+AppCheckHeader+", "+ClientHeader)
-		hdr.Set("Access-Control-Max-Age", "600")
-	} else {
-		// Retry-After is not a CORS-safelisted response header: without
-		// this, a browser client could not read it from a 429.
-		hdr.Set("Access-Control-Expose-Headers", "Retry-After, "+ClientSupportHeader)
-	}
 }

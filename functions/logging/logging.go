@@ -1,7 +1,8 @@
 // Package logging writes structured JSON log lines in the shape Cloud
 // Logging reads from a function's stdout or stderr: "severity" and "message"
 // are recognised as such, and every other field lands in jsonPayload, where
-// log-based metrics and filters can use it.
+// log-based metrics and filters can use it. A request's lines name its
+// trace (trace.go), so that Cloud Logging shows them under the request.
 package logging
 
 import (
@@ -11,12 +12,13 @@ import (
 	"strings"
 )
 
-// New returns a logger that writes one JSON object per line to w.
+// New returns a logger that writes one JSON object per line to w; a line
+// logged with a request's context names the request's trace (Traced).
 func New(w io.Writer, level slog.Leveler) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
+	return slog.New(traceHandler{slog.NewJSONHandler(w, &slog.HandlerOptions{
 		Level:       level,
 		ReplaceAttr: cloudLoggingNames,
-	}))
+	})})
 }
 
 func cloudLoggingNames(groups []string, a slog.Attr) slog.Attr {

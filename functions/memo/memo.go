@@ -1,5 +1,6 @@
 // Package memo remembers recent answers of an expensive lookup, per
-// instance: a bounded map whose oldest entries go first, and a way to make
+// instance: a bounded map whose least recently used entries go first
+// (github.com/hashicorp/golang-lru), and a way to make
 // concurrent lookups of one key share a single call.
 //
 // A memo only ever makes one instance cheaper. It is never what makes the
@@ -11,67 +12,40 @@
 package memo
 
 import (
-	"container/list"
-	"sync"
-
+	"github.com/hashicorp/golang-lru/v2/expirable"
 	"golang.org/x/sync/singleflight"
 )
 
-// Cache holds up to a fixed number of values by key. It is safe for
-// concurrent use.
+// Cache holds up to a fixed number of values by key, dropping the least
+// recently used first. It is safe for concurrent use.
 type Cache[V any] struct {
-	mu      sync.Mutex
-	max     int
-	entries map[string]*list.Element
-	// order lists the entries least recently stored first: Put moves an
-	// entry to the back, and an overfull cache drops from the front.
-	order *list.List
+	// lru has no TTL: its expiry reads the wall clock and, in v2.0.7,
+	// starts a goroutine per cache that never ends, while every caller
+	// here judges age itself, on its own injected clock.
+	lru   *expirable.LRU[string, V]
 	calls singleflight.Group
-}
-
-type entry[V any] struct {
-	key   string
-	value V
 }
 
 // New returns a cache that holds at most size values (at least one).
 func New[V any](size int) *Cache[V] {
-	return &Cache[V]{max: max(size, 1), entries: map[string]*list.Element{}, order: list.New()}
+	return &Cache[V]{lru: expirable.NewLRU[string, V](max(size, 1), nil, 0)}
 }
 
-// Get returns the value stored for key, if any.
+// Get returns the value stored for key, if any, and makes it the most
+// recently used: an entry in use is the last to go.
 func (c *Cache[V]) Get(key string) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.entries[key]; ok {
-		return el.Value.(*entry[V]).value, true
-	}
-	var zero V
-	return zero, false
+	return c.lru.Get(key)
 }
 
-// Put stores v for key, dropping the least recently stored value when the
+// Put stores v for key, dropping the least recently used value when the
 // cache is full: memory stays bounded whatever the number of keys seen.
 func (c *Cache[V]) Put(key string, v V) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.entries[key]; ok {
-		el.Value.(*entry[V]).value = v
-		c.order.MoveToBack(el)
-		return
-	}
-	c.entries[key] = c.order.PushBack(&entry[V]{key: key, value: v})
-	for c.order.Len() > c.max {
-		oldest := c.order.Remove(c.order.Front()).(*entry[V])
-		delete(c.entries, oldest.key)
-	}
+	c.lru.Add(key, v)
 }
 
 // Len is how many values the cache holds.
 func (c *Cache[V]) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.order.Len()
+	return c.lru.Len()
 }
 
 // Once calls fetch for key, unless a call for the same key is already in

@@ -42,6 +42,24 @@ func TestCache_PutAgainMakesAnEntryTheNewest(t *testing.T) {
 	}
 }
 
+// A lookup that is asked for keeps its answer: Get counts as a use, so a
+// busy key outlives keys stored after it but never read.
+func TestCache_GetMakesAnEntryTheNewest(t *testing.T) {
+	c := memo.New[string](2)
+	c.Put("a", "1")
+	c.Put("b", "1")
+	if _, ok := c.Get("a"); !ok { // a is now used more recently than b
+		t.Fatal("a is not held")
+	}
+	c.Put("c", "1")
+	if _, ok := c.Get("b"); ok {
+		t.Error("b should have been dropped: it was used least recently")
+	}
+	if _, ok := c.Get("a"); !ok {
+		t.Error("a was dropped, though it was read after b was stored")
+	}
+}
+
 // Sharing a call among concurrent callers is x/sync/singleflight's, not
 // re-tested here; what Once adds is that it stores nothing.
 func TestCache_OnceStoresNothingAndPassesErrorsThrough(t *testing.T) {

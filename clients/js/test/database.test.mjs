@@ -66,7 +66,10 @@ describe('the database handshake', () => {
     const res = await fetch(`${config.apiUrl}/v1/config`);
     assert.equal(res.status, 200);
     const body = await res.json();
-    assert.deepEqual(Object.keys(body).sort(), ['database', 'heartbeatSeconds', 'leaseSeconds', 'projectId', 'recentlyLeftSeconds']);
+    // emulators: this stack runs on them, and says where (a deployment's
+    // answer has no such field).
+    assert.deepEqual(Object.keys(body).sort(), ['database', 'emulators', 'heartbeatSeconds', 'leaseSeconds', 'projectId', 'recentlyLeftSeconds']);
+    assert.equal(body.emulators.firestore.port, Number(config.firestoreEmulatorPort));
     assert.equal(body.projectId, config.projectId);
     assert.equal(body.heartbeatSeconds, config.heartbeatSeconds);
     assert.equal(body.leaseSeconds, config.leaseSeconds);
