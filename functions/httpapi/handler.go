@@ -61,6 +61,11 @@ type Options struct {
 	// MinClientVersions refuses clients older than these (426
 	// client_too_old); nil serves every version (clientversion.go).
 	MinClientVersions MinClientVersions
+	// ServiceTokens and ServiceRosters, both set or neither, let the
+	// listed backend services read any room's roster with a Google ID
+	// token (service.go); nil: only members read rosters.
+	ServiceTokens  ServiceTokenVerifier
+	ServiceRosters ServiceRosterReader
 }
 
 // Handler serves the client API.
@@ -82,6 +87,9 @@ type Handler struct {
 	allowClientNames bool
 	stateLimiter     RateLimiter
 	minClients       MinClientVersions
+
+	services       ServiceTokenVerifier
+	serviceRosters ServiceRosterReader
 }
 
 // New returns the API handler. It panics if AppCheckMode is monitor or
@@ -90,7 +98,11 @@ func New(o Options) *Handler {
 	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
 		project: o.ProjectID, database: o.Database,
 		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
-		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions}
+		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions,
+		services: o.ServiceTokens, serviceRosters: o.ServiceRosters}
+	if (h.services == nil) != (h.serviceRosters == nil) {
+		panic("httpapi: ServiceTokens and ServiceRosters go together")
+	}
 	if h.database == "" {
 		h.database = DefaultDatabase
 	}
@@ -198,6 +210,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// before anything is read or written.
 		if err := h.checkAddress(r, actionName(action)); err != nil {
 			h.writeError(w, r, err)
+			return
+		}
+		// A backend service's Google ID token takes its own gates
+		// (service.go); a token that only claims to be one fails there.
+		if token, ok := h.serviceToken(r); ok {
+			if err := h.serveService(w, r, action, roomID, token); err != nil {
+				h.writeError(w, r, err)
+			}
 			return
 		}
 		if err := h.checkAppCheck(r, actionName(action)); err != nil {

@@ -67,6 +67,7 @@ var layers = map[string]layer{
 	"internal/appchecktest": testHelper,
 	"internal/faultproxy":   testHelper,
 	"internal/devserver":    testHelper,
+	"internal/oidctest":     testHelper, // a fake Google ID-token issuer
 	"internal/layers":       testOnly,
 	"terraform":             testOnly,
 

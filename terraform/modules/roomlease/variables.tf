@@ -671,3 +671,27 @@ variable "lease_token_key" {
     error_message = "lease_token_key must be at least 32 characters (openssl rand -base64 48 gives 64)."
   }
 }
+
+# --- Service reads of rosters --------------------------------------------------
+
+variable "service_accounts" {
+  description = "ROOMLEASE_SERVICE_ACCOUNTS: emails of the service accounts (an app's backend) that may read any room's roster with a Google-signed ID token, to repair a gap in the presence events. Empty (the default): nobody. docs/events.md, \"Reading a roster as a service\"."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for a in var.service_accounts : can(regex("^[^@\\s,\"<>]+@[^@\\s,\"<>]+$", a))])
+    error_message = "service_accounts must be emails such as backend@my-project.iam.gserviceaccount.com."
+  }
+}
+
+variable "service_audience" {
+  description = "ROOMLEASE_SERVICE_AUDIENCE: the audience the services' ID tokens must carry. Null (the default): the API's URL (the api_url output)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.service_audience == null || can(regex("^\\S+$", coalesce(var.service_audience, "x")))
+    error_message = "service_audience must be a non-empty string without spaces, such as the API's URL."
+  }
+}
