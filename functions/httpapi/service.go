@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/roomlease/roomlease/functions/httpjson"
 	"github.com/roomlease/roomlease/functions/presence"
@@ -83,9 +84,9 @@ type serviceRoomResponse struct {
 	Lifetime string `json:"lifetime"`
 }
 
-// formatLifetime renders the room's createdAt with all the precision
-// Firestore keeps (microseconds), as the events do: two lifetimes of one
-// room id never render alike.
+// formatLifetime renders the room's createdAt as the events render their
+// lifetime (RFC 3339 with every digit Firestore keeps, microseconds):
+// two lifetimes of one room id never render alike.
 func formatLifetime(room presence.Room) string {
-	return room.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
+	return room.CreatedAt.UTC().Format(time.RFC3339Nano)
 }
