@@ -57,16 +57,21 @@ locals {
     ROOMLEASE_STATE_RATE_BURST       = tostring(var.state_rate_burst)
     ROOMLEASE_SWEEP_MAX_PAUSE        = var.sweep_max_pause
     ROOMLEASE_SWEEP_BATCH            = tostring(var.sweep_batch)
-    # Backend services that may read any roster (docs/events.md).
-    ROOMLEASE_SERVICE_ACCOUNTS = join(",", var.service_accounts)
-    ROOMLEASE_SERVICE_AUDIENCE = local.service_audience
     }, var.renew_when_left == null ? {} : {
     # Unset means the server's default: one heartbeat interval's share.
     ROOMLEASE_RENEW_WHEN_LEFT = tostring(var.renew_when_left)
     }, var.min_client_versions == "" ? {} : {
     # Unset means "serve every client version", which is the default.
     ROOMLEASE_MIN_CLIENT_VERSION = var.min_client_versions
-  })
+    }, length(var.service_accounts) == 0 ? {} : {
+    # Backend services that may read any roster (docs/events.md); none by
+    # default.
+    ROOMLEASE_SERVICE_ACCOUNTS = join(",", var.service_accounts)
+    ROOMLEASE_SERVICE_AUDIENCE = local.service_audience
+    }, var.events_enabled ? {
+    # Unset means no events (events.tf).
+    ROOMLEASE_EVENTS_TOPIC = local.events_topic_id
+  } : {})
 
   # The presence function's url, which the function cannot read from its
   # own resource (a cycle): 2nd-gen functions keep this cloudfunctions.net
