@@ -46,6 +46,9 @@ type Config struct {
 	// trusted per instance: the bound on how long a disabled user or a
 	// revoked token keeps working (auth.Options.CheckEvery).
 	RevocationCheckEvery time.Duration
+	// ServiceReads are the services that may read any room's roster
+	// (service.go).
+	ServiceReads ServiceReads
 	// AllowClientNames lets a client's displayName win over its ID token's
 	// name (ROOMLEASE_CLIENT_NAMES=allow; default identity).
 	AllowClientNames bool
@@ -56,9 +59,6 @@ type Config struct {
 	// MinClientVersions are the oldest client versions the API serves
 	// (ROOMLEASE_MIN_CLIENT_VERSION; none by default).
 	MinClientVersions httpapi.MinClientVersions
-	// ServiceReads are the services that may read any room's roster
-	// (service.go).
-	ServiceReads ServiceReads
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -255,11 +255,11 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	} else {
 		c.LogLevel = lvl
 	}
+	errs = append(errs, readServiceReads(getenv, &c)...)
 	if err := CheckEmulatorGuard(getenv); err != nil {
 		errs = append(errs, err)
 	}
 	errs = append(errs, readGuards(getenv, &c)...)
-	errs = append(errs, readServiceReads(getenv, &c)...)
 	if len(errs) == 0 {
 		if err := c.Presence.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("invalid presence settings: %w", err))

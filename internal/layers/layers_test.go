@@ -54,7 +54,6 @@ var layers = map[string]layer{
 	"cmd/roomlease-events":  command,    // tails the presence events (scripts/dev)
 	"clients/go":            client,     // a module of its own: see clientmodule_test.go
 	"clients/go/clienttest": testHelper, // the client's own tests and clientintegration share it
-	"clients/go/events":     client,     // the events consumer's helper, in the client's module
 	"bench":                 benchmark,
 	"bench/chaos":           benchmark,
 	"bench/fanout":          benchmark,
@@ -71,7 +70,9 @@ var layers = map[string]layer{
 	"internal/faultproxy":   testHelper,
 	"internal/devserver":    testHelper,
 	"internal/oidctest":     testHelper, // a fake Google ID-token issuer
-	"internal/layers":       testOnly,
+	// The events consumer's helper, in the client's module.
+	"clients/go/events": client,
+	"internal/layers":   testOnly,
 	// A backend consuming the presence events, as an app would write it.
 	"examples/support-backend": example,
 	"terraform":                testOnly,
