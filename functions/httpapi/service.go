@@ -25,10 +25,11 @@ type ServiceTokenVerifier interface {
 	VerifyServiceToken(ctx context.Context, token string) (string, error)
 }
 
-// ServiceRosterReader reads any room's live roster, without a member check.
-// Returns EInvalid for a malformed room id, ENotFound for an absent room.
+// ServiceRosterReader reads any room's live roster and its participants'
+// event sequence numbers, without a member check. Returns EInvalid for a
+// malformed room id, ENotFound for an absent room.
 type ServiceRosterReader interface {
-	ServiceRoster(ctx context.Context, roomID string) (presence.Roster, error)
+	ServiceRoster(ctx context.Context, roomID string) (presence.Snapshot, error)
 }
 
 // serviceRateKey prefixes a service account's email in the per-caller rate
@@ -67,21 +68,28 @@ func (h *Handler) serveService(w http.ResponseWriter, r *http.Request, action, r
 	if err := h.checkRate(r, serviceRateKey+email, actionName(action)); err != nil {
 		return err
 	}
-	roster, err := h.serviceRosters.ServiceRoster(r.Context(), roomID)
+	snap, err := h.serviceRosters.ServiceRoster(r.Context(), roomID)
 	if err != nil {
 		return err
 	}
-	resp := serviceRoomResponse{roomResponse: rosterResponse(roomID, roster), Lifetime: formatLifetime(roster.Room)}
+	resp := serviceRoomResponse{roomResponse: rosterResponse(roomID, snap.Roster), Lifetime: formatLifetime(snap.Room),
+		ParticipantSeqs: snap.EventSeqs}
+	if resp.ParticipantSeqs == nil {
+		resp.ParticipantSeqs = map[string]int64{}
+	}
 	httpjson.Write(w, http.StatusOK, resp)
 	return nil
 }
 
 // serviceRoomResponse is a member's reply plus the room's lifetime, which
 // a consumer compares with the events' "lifetime" to know whether the
-// snapshot belongs to the lifetime its events are about.
+// snapshot belongs to the lifetime its events are about, and the latest
+// participantSeq of everyone who had an event in it (present or gone): the
+// snapshot reflects exactly the events up to those numbers.
 type serviceRoomResponse struct {
 	roomResponse
-	Lifetime string `json:"lifetime"`
+	Lifetime        string           `json:"lifetime"`
+	ParticipantSeqs map[string]int64 `json:"participantSeqs"`
 }
 
 // formatLifetime renders the room's createdAt as the events render their

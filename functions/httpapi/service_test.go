@@ -55,6 +55,11 @@ func TestAPI_ServiceReadsAnyRoster(t *testing.T) {
 		if len(ps) != 1 || ps[0].(map[string]any)["participantId"] != ada.UID || r.body["revision"] == nil {
 			t.Fatalf("service read: %s, want Ada alone with a revision", r.raw)
 		}
+		// participantSeqs ties the snapshot to the events (eventfold's
+		// Seed): an object, whatever the room's events.
+		if _, ok := r.body["participantSeqs"].(map[string]any); !ok {
+			t.Fatalf("service read: %s, want participantSeqs, an object", r.raw)
+		}
 		// lifetime is the room's createdAt, to the microsecond.
 		snap, err := f.client.Collection(firestoredb.RoomsCollection).Doc("support-42").Get(context.Background())
 		if err != nil {
