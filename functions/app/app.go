@@ -70,6 +70,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		AllowedOrigins: cfg.AllowedOrigins, Logger: log, AppCheckMode: cfg.AppCheckMode, AllowClientNames: cfg.AllowClientNames,
 		MinClientVersions: cfg.MinClientVersions, Emulators: cfg.Emulators,
 	}
+	if cfg.ServiceReads.Enabled() {
+		services, err := auth.NewServiceVerifier(ctx, auth.ServiceOptions{Accounts: cfg.ServiceReads.Accounts, Audience: cfg.ServiceReads.Audience})
+		if err != nil {
+			client.Close()
+			return nil, err
+		}
+		apiOpts.ServiceTokens, apiOpts.ServiceRosters = services, store
+	}
 	// Off builds no App Check client at all: nothing fetches the key set,
 	// which is what local runs on the emulators need.
 	if cfg.AppCheckMode != httpapi.AppCheckOff {

@@ -46,6 +46,9 @@ type Config struct {
 	// trusted per instance: the bound on how long a disabled user or a
 	// revoked token keeps working (auth.Options.CheckEvery).
 	RevocationCheckEvery time.Duration
+	// ServiceReads are the services that may read any room's roster
+	// (service.go).
+	ServiceReads ServiceReads
 	// AllowClientNames lets a client's displayName win over its ID token's
 	// name (ROOMLEASE_CLIENT_NAMES=allow; default identity).
 	AllowClientNames bool
@@ -274,6 +277,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	} else {
 		c.LogLevel = lvl
 	}
+	errs = append(errs, readServiceReads(getenv, &c)...)
 	if err := CheckEmulatorGuard(getenv); err != nil {
 		errs = append(errs, err)
 	}

@@ -66,6 +66,11 @@ type Options struct {
 	// Emulators, on a local server, are told to clients in GET
 	// /v1/config; the zero value (a deployment) tells nothing.
 	Emulators Emulators
+	// ServiceTokens and ServiceRosters, both set or neither, let the
+	// listed backend services read any room's roster with a Google ID
+	// token (service.go); nil: only members read rosters.
+	ServiceTokens  ServiceTokenVerifier
+	ServiceRosters ServiceRosterReader
 }
 
 // Handler serves the client API.
@@ -87,6 +92,9 @@ type Handler struct {
 	stateLimiter     RateLimiter
 	minClients       MinClientVersions
 	emulators        *emulatorsResponse
+
+	services       ServiceTokenVerifier
+	serviceRosters ServiceRosterReader
 }
 
 // New returns the API handler. It panics if AppCheckMode is monitor or
@@ -96,7 +104,11 @@ func New(o Options) *Handler {
 		project: o.ProjectID, database: o.Database,
 		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
 		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions,
-		emulators: o.Emulators.response()}
+		emulators: o.Emulators.response(),
+		services: o.ServiceTokens, serviceRosters: o.ServiceRosters}
+	if (h.services == nil) != (h.serviceRosters == nil) {
+		panic("httpapi: ServiceTokens and ServiceRosters go together")
+	}
 	if h.database == "" {
 		h.database = DefaultDatabase
 	}
@@ -206,6 +218,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// before anything is read or written.
 		if err := h.checkAddress(r, actionName(action)); err != nil {
 			h.writeError(w, r, err)
+			return
+		}
+		// A backend service's Google ID token takes its own gates
+		// (service.go); a token that only claims to be one fails there.
+		if token, ok := h.serviceToken(r); ok {
+			if err := h.serveService(w, r, action, roomID, token); err != nil {
+				h.writeError(w, r, err)
+			}
 			return
 		}
 		if err := h.checkAppCheck(r, actionName(action)); err != nil {

@@ -214,6 +214,12 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID string, wh
 	if err != nil {
 		return err
 	}
+	httpjson.Write(w, http.StatusOK, rosterResponse(roomID, roster))
+	return nil
+}
+
+// rosterResponse is the reply to a roster read, a member's or a service's.
+func rosterResponse(roomID string, roster presence.Roster) roomResponse {
 	resp := roomResponse{RoomID: roomID, State: string(roster.Room.State), Revision: roster.Revision,
 		Participants: make([]rosterEntry, 0, len(roster.Participants)),
 		RecentlyLeft: make([]departureEntry, 0, len(roster.RecentlyLeft))}
@@ -226,8 +232,7 @@ func (h *Handler) room(w http.ResponseWriter, r *http.Request, roomID string, wh
 			ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL, State: stateOrEmpty(p.State),
 			Away: p.Away, SessionCount: p.SessionCount, JoinedAt: formatTime(p.JoinedAt)})
 	}
-	httpjson.Write(w, http.StatusOK, resp)
-	return nil
+	return resp
 }
 
 // formatTime renders instants as RFC 3339 in UTC with milliseconds.

@@ -27,6 +27,7 @@ const (
 	benchmark  layer = "benchmark"   // bench/: the domain, adapters, leaves and the client
 	testHelper layer = "test helper" // imported by tests only
 	testOnly   layer = "test only"   // a package that holds only tests
+	example    layer = "example"     // an app of a roomlease user: the Go client only
 )
 
 // layers classifies every package of the module. A package missing here
@@ -50,6 +51,7 @@ var layers = map[string]layer{
 	"functions/app":         wiring,
 	"cmd/roomlease-dev":     command,
 	"cmd/roomlease-load":    command,
+	"cmd/roomlease-events":  command,    // tails the presence events (scripts/dev)
 	"clients/go":            client,     // a module of its own: see clientmodule_test.go
 	"clients/go/clienttest": testHelper, // the client's own tests and clientintegration share it
 	"bench":                 benchmark,
@@ -67,8 +69,13 @@ var layers = map[string]layer{
 	"internal/appchecktest": testHelper,
 	"internal/faultproxy":   testHelper,
 	"internal/devserver":    testHelper,
-	"internal/layers":       testOnly,
-	"terraform":             testOnly,
+	"internal/oidctest":     testHelper, // a fake Google ID-token issuer
+	// The events consumer's helper, in the client's module.
+	"clients/go/events": client,
+	"internal/layers":   testOnly,
+	// A backend consuming the presence events, as an app would write it.
+	"examples/support-backend": example,
+	"terraform":                testOnly,
 
 	// The Go client's tests against the dev server, in this module
 	// because they run it.
@@ -89,6 +96,7 @@ var allowed = map[layer][]layer{
 	benchmark:  {domain, adapter, leaf, client, benchmark},
 	testHelper: {testHelper, client},
 	testOnly:   nil,
+	example:    {client},
 }
 
 type pkg struct {

@@ -49,6 +49,11 @@ module "roomlease" {
   lease_token_key       = var.lease_token_key
   min_client_versions   = var.min_client_versions
 
+  # The presence events and their delivery (docs/events.md).
+  events_enabled      = var.events_enabled
+  event_push_endpoint = var.event_push_endpoint
+  service_accounts    = var.service_accounts
+
   # Every other setting of the module (variables.tf there: lease, grace,
   # rate limits, scaling, ...) keeps its default here. To change one, add
   # it to this block (and, to set it from terraform.tfvars, a variable in

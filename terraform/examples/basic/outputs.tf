@@ -37,3 +37,13 @@ output "names" {
   description = "Every name the instance takes in the project."
   value       = module.roomlease.names
 }
+
+output "events_topic" {
+  description = "The presence events' topic, or null with events off."
+  value       = module.roomlease.events_topic
+}
+
+output "event_push_service_account" {
+  description = "The email on the push requests' OIDC tokens, or null without a push subscription."
+  value       = module.roomlease.event_push_service_account
+}

@@ -73,3 +73,21 @@ variable "min_client_versions" {
   type        = string
   default     = ""
 }
+
+variable "events_enabled" {
+  description = "Publish presence events on NAME_PREFIX-events (the module's events_enabled)."
+  type        = bool
+  default     = false
+}
+
+variable "event_push_endpoint" {
+  description = "Your backend's https:// URL the events are pushed to (the module's event_push_endpoint); null: none."
+  type        = string
+  default     = null
+}
+
+variable "service_accounts" {
+  description = "Service accounts that may read any room's roster (the module's service_accounts)."
+  type        = list(string)
+  default     = []
+}

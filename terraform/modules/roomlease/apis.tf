@@ -2,7 +2,7 @@ locals {
   # Every API the deployment touches, and only those. eventarc is absent on
   # purpose: both functions are HTTP functions, and Eventarc is only needed
   # for event-triggered ones.
-  services = [
+  services = concat([
     "artifactregistry.googleapis.com", # Cloud Build stores the function images here
     "cloudbuild.googleapis.com",       # builds the Go source with the buildpack
     "cloudfunctions.googleapis.com",
@@ -16,7 +16,7 @@ locals {
     "run.googleapis.com",          # 2nd gen functions are Cloud Run services
     "serviceusage.googleapis.com", # enabling APIs with a quota project (versions.tf)
     "storage.googleapis.com",
-  ]
+  ], var.events_enabled ? ["pubsub.googleapis.com"] : []) # the presence events (events.tf)
 }
 
 resource "google_project_service" "enabled" {

@@ -11,7 +11,7 @@ locals {
   # document's subcollections, so every level that can be orphaned needs its
   # own policy. Adding a collection group is one line here, one in
   # firestoredb.TTLCollectionGroups and one in the indexes JSON.
-  ttl_collection_groups = ["rooms", "participants", "sessions", "typing", "receipts", "roomClosings", "rosterRevisions", "roomleaseUsers", "recentlyLeft", "teardownCandidates"]
+  ttl_collection_groups = ["rooms", "participants", "sessions", "typing", "receipts", "roomClosings", "rosterRevisions", "roomleaseUsers", "recentlyLeft", "teardownCandidates", "roomleaseOutbox"]
 
   # firestoredb.FieldExpireAt.
   ttl_field = "expireAt"
@@ -83,6 +83,14 @@ locals {
         { order = "ASCENDING", query_scope = "COLLECTION_GROUP" },
       ]
     },
+    {
+      # The events outbox's time rises with every write: indexed, it would
+      # be a hot index range, capped at about 500 writes a second across
+      # the database. Nothing queries it.
+      collection = "roomleaseOutbox"
+      field      = "time"
+      indexes    = []
+    },
   ]
 
   # The database every Firestore resource and both functions use. Reading the
@@ -115,7 +123,8 @@ resource "google_firestore_database" "this" {
 # single-field indexing of expireAt: nothing queries it, and an index on a
 # monotonically increasing timestamp only costs writes and creates a hotspot.
 resource "google_firestore_field" "ttl" {
-  for_each = toset(local.ttl_collection_groups)
+  # The events' collection groups only with events on (events.tf).
+  for_each = toset([for g in local.ttl_collection_groups : g if var.events_enabled || !contains(local.events_collection_groups, g)])
 
   project    = var.project_id
   database   = local.database_id
@@ -129,7 +138,10 @@ resource "google_firestore_field" "ttl" {
 }
 
 resource "google_firestore_field" "index_override" {
-  for_each = { for o in local.field_index_overrides : "${o.collection}.${o.field}" => o }
+  for_each = {
+    for o in local.field_index_overrides : "${o.collection}.${o.field}" => o
+    if var.events_enabled || !contains(local.events_collection_groups, o.collection)
+  }
 
   project    = var.project_id
   database   = local.database_id

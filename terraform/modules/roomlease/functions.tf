@@ -66,7 +66,20 @@ locals {
     }, var.min_client_versions == "" ? {} : {
     # Unset means "serve every client version", which is the default.
     ROOMLEASE_MIN_CLIENT_VERSION = var.min_client_versions
-  })
+    }, length(var.service_accounts) == 0 ? {} : {
+    # Backend services that may read any roster (docs/events.md); none by
+    # default.
+    ROOMLEASE_SERVICE_ACCOUNTS = join(",", var.service_accounts)
+    ROOMLEASE_SERVICE_AUDIENCE = local.service_audience
+    }, var.events_enabled ? {
+    # Unset means no events (events.tf).
+    ROOMLEASE_EVENTS_TOPIC = local.events_topic_id
+  } : {})
+
+  # The presence function's url, which the function cannot read from its
+  # own resource (a cycle): 2nd-gen functions keep this cloudfunctions.net
+  # form, the api_url output.
+  service_audience = coalesce(var.service_audience, "https://${var.region}-${var.project_id}.cloudfunctions.net/${local.presence_name}")
 
   sweep_env = merge(local.common_env, {
     ROOMLEASE_SWEEP_BUDGET = var.sweep_budget

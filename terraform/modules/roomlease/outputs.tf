@@ -59,3 +59,18 @@ output "names" {
     secrets        = [for s in google_secret_manager_secret.lease_token_key : s.secret_id]
   }
 }
+
+output "events_topic" {
+  description = "The presence events' topic id (ROOMLEASE_EVENTS_TOPIC), or null with events off."
+  value       = one(google_pubsub_topic.events[*].name)
+}
+
+output "events_dead_letter_subscription" {
+  description = "The subscription that keeps the events the backend did not take (docs/operations.md, \"Presence events: delivery\"), or null with events off."
+  value       = one(google_pubsub_subscription.events_dead_letter[*].name)
+}
+
+output "event_push_service_account" {
+  description = "The email the push requests' OIDC tokens carry, which the backend checks (clients/go/events.PushVerifier.Email), or null without a push subscription."
+  value       = one(google_service_account.event_push[*].email)
+}

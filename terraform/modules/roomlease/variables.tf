@@ -700,3 +700,119 @@ variable "lease_token_key" {
     error_message = "lease_token_key must be at least 32 characters (openssl rand -base64 48 gives 64)."
   }
 }
+
+# --- Service reads of rosters --------------------------------------------------
+
+variable "service_accounts" {
+  description = "ROOMLEASE_SERVICE_ACCOUNTS: emails of the service accounts (an app's backend) that may read any room's roster with a Google-signed ID token, to repair a gap in the presence events. Empty (the default): nobody. docs/events.md, \"Reading a roster as a service\"."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for a in var.service_accounts : can(regex("^[^@\\s,\"<>]+@[^@\\s,\"<>]+$", a))])
+    error_message = "service_accounts must be emails such as backend@my-project.iam.gserviceaccount.com."
+  }
+}
+
+variable "service_audience" {
+  description = "ROOMLEASE_SERVICE_AUDIENCE: the audience the services' ID tokens must carry. Null (the default): the API's URL (the api_url output)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.service_audience == null || can(regex("^\\S+$", coalesce(var.service_audience, "x")))
+    error_message = "service_audience must be a non-empty string without spaces, such as the API's URL."
+  }
+}
+
+# --- Presence events (events.tf) ------------------------------------------------
+
+variable "events_enabled" {
+  description = "Publish presence events (docs/events.md): creates the topic, its dead-letter topic and the functions' publisher grants, and sets ROOMLEASE_EVENTS_TOPIC. False (the default): no topic, no outbox, no cost."
+  type        = bool
+  default     = false
+}
+
+variable "events_topic" {
+  description = "ROOMLEASE_EVENTS_TOPIC: the events topic's id, in project_id. Null (the default): NAME_PREFIX-events."
+  type        = string
+  default     = null
+
+  validation {
+    # Pub/Sub's rule, as functions/config checks it.
+    condition     = var.events_topic == null || can(regex("^[A-Za-z][A-Za-z0-9._~+%-]{2,254}$", coalesce(var.events_topic, "xxx"))) && !startswith(lower(coalesce(var.events_topic, "x")), "goog")
+    error_message = "events_topic must be a Pub/Sub topic id: 3-255 letters, digits and - _ . ~ + %, starting with a letter and not with \"goog\" (the id, not projects/.../topics/...)."
+  }
+}
+
+variable "event_push_endpoint" {
+  description = "The app backend's HTTPS URL that a push subscription delivers the events to, with an OIDC token of the NAME_PREFIX-event-push service account (the event_push_service_account output). Null (the default): no push subscription."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.event_push_endpoint == null || can(regex("^https://[^\\s/]+(/\\S*)?$", coalesce(var.event_push_endpoint, "x")))
+    error_message = "event_push_endpoint must be an https:// URL."
+  }
+}
+
+variable "event_push_audience" {
+  description = "The audience of the push requests' OIDC tokens, which the backend checks. Null (the default): event_push_endpoint."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.event_push_audience == null || can(regex("^\\S+$", coalesce(var.event_push_audience, "x")))
+    error_message = "event_push_audience must be a non-empty string without spaces."
+  }
+}
+
+variable "event_pull_subscription" {
+  description = "Also create a pull subscription NAME_PREFIX-events-pull (ordered, dead-lettered), for a backend that pulls."
+  type        = bool
+  default     = false
+}
+
+variable "event_max_delivery_attempts" {
+  description = "Deliveries of one event to the backend before it goes to the dead-letter topic (Pub/Sub allows 5-100)."
+  type        = number
+  default     = 10
+
+  validation {
+    condition     = var.event_max_delivery_attempts >= 5 && var.event_max_delivery_attempts <= 100 && floor(var.event_max_delivery_attempts) == var.event_max_delivery_attempts
+    error_message = "event_max_delivery_attempts must be a whole number from 5 to 100."
+  }
+}
+
+variable "event_retry_minimum_backoff" {
+  description = "The backoff after a failed delivery, at first (Pub/Sub duration, \"10s\"; 0-600s)."
+  type        = string
+  default     = "10s"
+
+  validation {
+    condition     = can(regex("^[0-9]+(\\.[0-9]{1,9})?s$", var.event_retry_minimum_backoff)) && try(tonumber(trimsuffix(var.event_retry_minimum_backoff, "s")) <= 600, false)
+    error_message = "event_retry_minimum_backoff must be seconds such as \"10s\", at most \"600s\"."
+  }
+}
+
+variable "event_retry_maximum_backoff" {
+  description = "The longest backoff between deliveries of one event (Pub/Sub duration, \"600s\"; 0-600s)."
+  type        = string
+  default     = "600s"
+
+  validation {
+    condition     = can(regex("^[0-9]+(\\.[0-9]{1,9})?s$", var.event_retry_maximum_backoff)) && try(tonumber(trimsuffix(var.event_retry_maximum_backoff, "s")) <= 600, false)
+    error_message = "event_retry_maximum_backoff must be seconds such as \"600s\", at most \"600s\"."
+  }
+}
+
+variable "events_outbox_age_limit_seconds" {
+  description = "Alert when the oldest event not yet published has waited longer than this. Instances publish within milliseconds and the relay takes what is over 10 s old on its next pass."
+  type        = number
+  default     = 300
+
+  validation {
+    condition     = var.events_outbox_age_limit_seconds >= 60
+    error_message = "events_outbox_age_limit_seconds must be at least 60: the relay leaves records younger than 10 s to their instance, and runs once a pass."
+  }
+}

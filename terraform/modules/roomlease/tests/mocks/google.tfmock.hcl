@@ -45,3 +45,22 @@ mock_resource "google_artifact_registry_repository" {
     name = "roomlease-functions"
   }
 }
+
+# The presence events (events.tf).
+mock_data "google_project" {
+  defaults = {
+    number = "123456789012"
+  }
+}
+
+mock_resource "google_pubsub_topic" {
+  defaults = {
+    id = "projects/roomlease-test/topics/roomlease-events"
+  }
+}
+
+mock_resource "google_pubsub_subscription" {
+  defaults = {
+    id = "projects/roomlease-test/subscriptions/roomlease-events-push"
+  }
+}
