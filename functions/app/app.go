@@ -19,6 +19,7 @@ import (
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/leasetoken"
+	"github.com/roomlease/roomlease/functions/pubsubevents"
 	"github.com/roomlease/roomlease/functions/ratelimit"
 	"github.com/roomlease/roomlease/functions/sweep"
 )
@@ -38,6 +39,7 @@ type App struct {
 	Sweeper      *sweep.Sweeper
 	SweepHandler http.Handler
 	client       *firestore.Client
+	events       *pubsubevents.Publisher // nil: events off
 }
 
 // New connects to Firestore and Firebase Auth as cfg says. With
@@ -98,9 +100,25 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		client.Close()
 		return nil, err
 	}
-	return &App{Config: cfg, Store: store, API: api, Sweeper: sweeper, SweepHandler: sweep.Handler(sweeper, log),
-		client: client}, nil
+	a := &App{Config: cfg, Store: store, API: api, Sweeper: sweeper, SweepHandler: sweep.Handler(sweeper, log),
+		client: client}
+	if cfg.EventsTopic != "" {
+		// One publisher for the requests' own commits and the sweeper's
+		// relay (docs/events.md).
+		if a.events, err = pubsubevents.New(ctx, cfg.ProjectID, cfg.EventsTopic, cfg.DatabaseID); err != nil {
+			client.Close()
+			return nil, err
+		}
+		store.PublishEvents(a.events)
+		sweeper.RelayEvents(store, a.events, firestoredb.OutboxRelayAge)
+	}
+	return a, nil
 }
 
-// Close releases the Firestore connection.
-func (a *App) Close() error { return a.client.Close() }
+// Close releases the Firestore and Pub/Sub connections.
+func (a *App) Close() error {
+	if a.events != nil {
+		a.events.Close()
+	}
+	return a.client.Close()
+}

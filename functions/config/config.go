@@ -56,6 +56,9 @@ type Config struct {
 	// MinClientVersions are the oldest client versions the API serves
 	// (ROOMLEASE_MIN_CLIENT_VERSION; none by default).
 	MinClientVersions httpapi.MinClientVersions
+	// EventsTopic is the Pub/Sub topic id events are published on
+	// (ROOMLEASE_EVENTS_TOPIC, see events.go); empty: events are off.
+	EventsTopic string
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -256,6 +259,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		errs = append(errs, err)
 	}
 	errs = append(errs, readGuards(getenv, &c)...)
+	errs = append(errs, readEvents(getenv, &c)...)
 	if len(errs) == 0 {
 		if err := c.Presence.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("invalid presence settings: %w", err))

@@ -68,10 +68,17 @@ func (s *Store) HeartbeatAway(ctx context.Context, ref presence.SessionRef, away
 		}
 		sess, read = plan.Session, time.Time{}
 		if plan.WriteParticipant {
+			event, err := s.readCursor(tx, ref.RoomID, ref.ParticipantID, time.Time{})
+			if err != nil {
+				return err
+			}
 			if err := tx.set(s.participant(ref.RoomID, ref.ParticipantID), participantToRecord(plan.Participant)); err != nil {
 				return err
 			}
 			if err := s.countChange(tx, now, ref.RoomID, ref.ParticipantID, nil); err != nil {
+				return err
+			}
+			if err := s.emit(tx, now, event, st.Participant, &plan.Participant, ""); err != nil {
 				return err
 			}
 		}

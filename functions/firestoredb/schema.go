@@ -87,6 +87,16 @@ const (
 	FieldPendingCleanup = "pendingCleanup"
 	// FieldCleanupMode is the kill switch's field in roomlease/config.
 	FieldCleanupMode = "cleanupMode"
+
+	// roomleaseOutbox/{eventId}: events committed and not yet acknowledged
+	// by Pub/Sub (outbox.go). At the root, so it outlives the teardown.
+	OutboxCollection = "roomleaseOutbox"
+	// FieldTime is an outbox record's time, exempted from indexing: a
+	// field that rises with every write would be a hot index range.
+	FieldTime = "time"
+	// rooms/{roomId}/eventCursors/{uid}: a participant's latest event
+	// sequence number in the room's lifetime.
+	EventCursorsCollection = "eventCursors"
 )
 
 // Every name above that a query or update uses appears in a record's

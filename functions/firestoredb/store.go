@@ -31,6 +31,8 @@ type Store struct {
 	policies *memo.Cache[cachedPolicy]
 	// tokens signs and checks lease tokens (fenced.go); nil: none issued.
 	tokens *leasetoken.Signer
+	// publisher publishes committed events (outbox.go); nil: events off.
+	publisher Publisher
 	// hooks are seams for race tests only (set through export_test.go,
 	// before the store is used).
 	hooks map[hookPoint]func()
@@ -63,6 +65,9 @@ const (
 	// hookAfterTeardownCheck: in the teardown's attempt, between the
 	// occupancy check and the commit.
 	hookAfterTeardownCheck hookPoint = "after-teardown-check"
+	// hookBeforePublish: after a transaction that staged events committed,
+	// before they are published.
+	hookBeforePublish hookPoint = "before-publish"
 )
 
 func (s *Store) pause(at hookPoint) {

@@ -28,6 +28,9 @@ type Counts struct {
 	// candidates (another app's data in a shared collection group, a hand
 	// edit); each is logged with its path and the pass goes on.
 	SkippedDocuments int
+	// EventsRelayed counts events the relay published from the outbox:
+	// none while every instance publishes its own commits.
+	EventsRelayed int
 }
 
 // named lists each counter once, with its name in the summary line (the
@@ -51,6 +54,7 @@ func (c *Counts) named() []struct {
 		{"participantsEvicted", &c.ParticipantsEvicted},
 		{"failedSteps", &c.FailedSteps},
 		{"skippedDocuments", &c.SkippedDocuments},
+		{"eventsRelayed", &c.EventsRelayed},
 	}
 }
 
@@ -72,6 +76,10 @@ type PassReport struct {
 	Candidates        []string // rooms that would be (observe) or were (enforce) torn down
 	Deleted           []string
 	Backlog           bool // a row limit was hit: more work is waiting
+	// EventsPending and OldestEventAge are what the relay found in the
+	// events outbox: how many records, and the age of the oldest.
+	EventsPending  int
+	OldestEventAge time.Duration
 	// Err says the pass stopped early (the run then backs off); ItemErr is
 	// the last failure of a candidate that the pass skipped.
 	Err     error
@@ -85,6 +93,10 @@ type Summary struct {
 	Passes            int
 	CleanupLags       []time.Duration
 	OldestEligibleAge time.Duration
+	// EventsPending and OldestEventAge are the latest pass's (see
+	// PassReport); OldestEventAge is the alarm of docs/events.md.
+	EventsPending  int
+	OldestEventAge time.Duration
 	// LastError is the latest failure's redacted form (Redacted): the step
 	// and a code, never the error's text, which names rooms and users.
 	LastError         string
@@ -98,6 +110,7 @@ func (s *Summary) add(p PassReport) {
 	s.CleanupLags = append(s.CleanupLags, p.CleanupLags...)
 	// The latest pass knows best how old the oldest waiting room is.
 	s.OldestEligibleAge = p.OldestEligibleAge
+	s.EventsPending, s.OldestEventAge = p.EventsPending, p.OldestEventAge
 	if p.ItemErr != nil {
 		s.LastError = Redacted(p.ItemErr)
 	}
@@ -118,6 +131,9 @@ func (s Summary) Fields() map[string]any {
 		"cleanupLagMedianSeconds":      medianLag.Seconds(),
 		"oldestEligibleRoomAgeSeconds": s.OldestEligibleAge.Seconds(),
 		"durationSeconds":              s.Finished.Sub(s.Started).Seconds(),
+		// The events outbox: an alarm on the age, long before its TTL.
+		"eventsPending":                    s.EventsPending,
+		"oldestUnpublishedEventAgeSeconds": s.OldestEventAge.Seconds(),
 	}
 	for _, c := range s.Counts.named() {
 		f[c.name] = *c.n
