@@ -111,6 +111,7 @@ func (m *model) checkModel() {
 	for _, room := range modelRooms {
 		m.checkRevision(room, w)
 	}
+	m.checkEvents(w)
 }
 
 func (m *model) checkRevision(room string, w world) {
@@ -241,4 +242,5 @@ func (m *model) drain() {
 	for _, snap := range pending {
 		m.violate("teardown %s still pending after the drain", snap.Ref.ID)
 	}
+	m.checkEvents(w)
 }
