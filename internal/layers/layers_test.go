@@ -77,6 +77,8 @@ var layers = map[string]layer{
 	// The Go client's tests against the dev server, in this module
 	// because they run it.
 	"internal/clientintegration": testOnly,
+	// Events end to end: the dev server's API to a Pub/Sub subscriber.
+	"internal/eventsintegration": testOnly,
 }
 
 // allowed says which layers of this module a package of each layer may
