@@ -9,7 +9,7 @@ import (
 )
 
 // ScenarioNames lists what RunScenarios accepts ("all" runs every one but soak).
-var ScenarioNames = []string{"ops", "load", "settings", "sweep", "naive", "soak", "cost", "abuse", "fanout"}
+var ScenarioNames = []string{"ops", "load", "settings", "sweep", "naive", "soak", "cost", "abuse", "fanout", "events"}
 
 // RunScenarios runs the named scenarios and writes their results.
 func RunScenarios(ctx context.Context, o harness.Options, names []string) error {
@@ -19,7 +19,7 @@ func RunScenarios(ctx context.Context, o harness.Options, names []string) error 
 	var expanded []string
 	for _, n := range names {
 		if n == "all" {
-			expanded = append(expanded, "ops", "load", "settings", "sweep", "naive", "abuse", "fanout")
+			expanded = append(expanded, "ops", "load", "settings", "sweep", "naive", "abuse", "fanout", "events")
 			continue
 		}
 		expanded = append(expanded, n)
@@ -46,6 +46,8 @@ func RunScenarios(ctx context.Context, o harness.Options, names []string) error 
 			err = runAbuse(ctx, o)
 		case "fanout":
 			err = runFanout(ctx, o)
+		case "events":
+			err = runEvents(ctx, o)
 		default:
 			err = fmt.Errorf("unknown scenario %q (want one of %v or all)", n, ScenarioNames)
 		}

@@ -95,23 +95,30 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		}
 	}
 	api := httpapi.New(apiOpts)
-	sweeper, err := sweep.New(store, cfg.Sweep, time.Now, sweep.SleepContext, log)
-	if err != nil {
-		client.Close()
-		return nil, err
-	}
-	a := &App{Config: cfg, Store: store, API: api, Sweeper: sweeper, SweepHandler: sweep.Handler(sweeper, log),
-		client: client}
+	a := &App{Config: cfg, Store: store, API: api, client: client}
+	sweepStore := store
 	if cfg.EventsTopic != "" {
-		// One publisher for the requests' own commits and the sweeper's
-		// relay (docs/events.md).
+		// One publisher for the requests' own commits, the sweeper's and
+		// its relay (docs/events.md). The sweeper has a store of its own
+		// that publishes beside its work (PublishInBackground).
 		if a.events, err = pubsubevents.New(ctx, cfg.ProjectID, cfg.EventsTopic, cfg.DatabaseID); err != nil {
 			client.Close()
 			return nil, err
 		}
 		store.PublishEvents(a.events)
-		sweeper.RelayEvents(store, a.events, firestoredb.OutboxRelayAge)
+		sweepStore = firestoredb.New(client, cfg.Presence, time.Now)
+		sweepStore.PublishEvents(a.events)
+		sweepStore.PublishInBackground()
 	}
+	sweeper, err := sweep.New(sweepStore, cfg.Sweep, time.Now, sweep.SleepContext, log)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	if a.events != nil {
+		sweeper.RelayEvents(sweepStore, a.events, firestoredb.OutboxRelayAge)
+	}
+	a.Sweeper, a.SweepHandler = sweeper, sweep.Handler(sweeper, log)
 	return a, nil
 }
 

@@ -62,6 +62,21 @@ const publishTimeout = 5 * time.Second
 // before the store is used.
 func (s *Store) PublishEvents(p Publisher) { s.publisher = p }
 
+// PublishInBackground makes the publication after a commit run beside the
+// caller rather than before the call returns. For the sweeper: it works
+// through its candidates one by one, and a mass expiry must not wait for
+// an acknowledgement per session (a 200-session batch, at some 20 ms an
+// acknowledgement, would take 4 s longer). Not for requests: an instance
+// whose CPU is throttled once the request is answered (Cloud Run's
+// default) might publish only at its next request, or leave it to the
+// relay. Call it before the store is used; WaitPublished waits for what is
+// in flight.
+func (s *Store) PublishInBackground() { s.background = true }
+
+// WaitPublished waits until the publications started in the background
+// have finished, or failed (their records then stay for the relay).
+func (s *Store) WaitPublished() { s.inflight.Wait() }
+
 func (s *Store) outbox(id string) *firestore.DocumentRef {
 	return s.client.Collection(OutboxCollection).Doc(id)
 }
@@ -173,6 +188,19 @@ func (s *Store) publishCommitted(ctx context.Context, events []presence.OutboxEv
 		return
 	}
 	s.pause(hookBeforePublish)
+	if s.background {
+		s.inflight.Add(1)
+		go func() {
+			defer s.inflight.Done()
+			s.publishNow(ctx, events)
+		}()
+		return
+	}
+	s.publishNow(ctx, events)
+}
+
+// publishNow publishes events and deletes each once acknowledged.
+func (s *Store) publishNow(ctx context.Context, events []presence.OutboxEvent) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
 	defer cancel()
 	for _, ev := range events {

@@ -283,3 +283,52 @@ func TestEvents_RoomClosedIsRelayedAfterThePurge(t *testing.T) {
 		}
 	}
 }
+
+// blockedPublisher holds every publication until released (or 30 s).
+type blockedPublisher struct {
+	next    sweep.EventPublisher
+	release chan struct{}
+	calls   atomic.Int32
+	done    atomic.Bool
+}
+
+func (b *blockedPublisher) Publish(ctx context.Context, ev presence.OutboxEvent) error {
+	b.calls.Add(1)
+	select {
+	case <-b.release:
+	case <-time.After(30 * time.Second):
+	}
+	defer b.done.Store(true)
+	return b.next.Publish(ctx, ev)
+}
+
+// The sweeper's store publishes beside its work: a pass that expires a
+// session does not wait for the acknowledgement (a mass expiry would
+// otherwise wait for one per session), and the event still goes out and
+// its record is deleted.
+func TestEvents_TheSweeperPublishesBesideItsWork(t *testing.T) {
+	f := mustOpenEvents(t)
+	f.join(t, "r", "alice", "tab")
+	blocked := &blockedPublisher{next: f.pub, release: make(chan struct{})}
+	sweeperStore := f.instance(t, blocked)
+	sweeperStore.PublishInBackground()
+	f.clock.Advance(f.settings.Lease)
+	if r := f.pass(t, f.sweeper(t, sweeperStore, sweep.Config{DefaultMode: sweep.Enforce})); r.SessionsExpired != 1 {
+		t.Fatalf("expired %d, want 1", r.SessionsExpired)
+	}
+	if blocked.done.Load() {
+		t.Fatal("the pass waited for the publication")
+	}
+	if blocked.calls.Load() != 1 {
+		t.Fatalf("%d publications started, want the expiry's", blocked.calls.Load())
+	}
+	close(blocked.release)
+	sweeperStore.WaitPublished()
+	got := decodeEvents(t, f.sub.WaitUntil(t, "the expiry", func(got []emulatortest.Received) bool { return len(got) == 2 }))
+	if got[1].data["reason"] != presence.ReasonExpired {
+		t.Fatalf("event %v", got[1].data)
+	}
+	if left := f.outbox(t); len(left) != 0 {
+		t.Fatalf("outbox: %v", left)
+	}
+}
