@@ -36,6 +36,10 @@ type txn struct {
 // layout keeps transactions of different users in one room from touching a
 // common document (see revision.go), so they have nothing to wait for.
 //
+// After a commit, the events the committed attempt staged are published
+// (outbox.go); a retried attempt's never are, and publishing never turns
+// the commit into an error.
+//
 // A failure names how many attempts ran and for how long (wall time), so
 // that a request that timed out tells a transaction retried under
 // contention (many attempts) from one that waited on a lock or a starved
