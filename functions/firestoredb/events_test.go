@@ -234,3 +234,39 @@ func TestEvents_ARolledBackAttemptLeavesNoEvent(t *testing.T) {
 		t.Fatalf("outbox: %v", ids)
 	}
 }
+
+// A user on the roster for longer than the record horizon without a
+// visible change keeps their event cursor: the heartbeat that refreshes
+// the entry's expireAt refreshes the cursor's with it, so TTL never takes
+// the sequence number of someone still there.
+func TestEvents_TheCursorLivesAsLongAsTheEntry(t *testing.T) {
+	f := MustOpenStore(t)
+	settings := presence.DefaultSettings()
+	settings.RecordHorizon = 48 * time.Hour
+	settings.Heartbeat, settings.Lease, settings.RenewWhenLeft = 30*time.Minute, time.Hour, 0.5
+	store := firestoredb.New(f.client, settings, f.clock.Now)
+	store.PublishEvents(keepInOutbox{})
+	res, err := store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "long", ParticipantID: "alice", SessionID: "tab"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expireAt := func(path string) time.Time {
+		t.Helper()
+		snap, err := f.client.Doc(path).Get(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Data()["expireAt"].(time.Time)
+	}
+	joined := expireAt("rooms/long/eventCursors/alice")
+	for range 49 { // 24.5 h of heartbeats: the entry comes within a day of its horizon
+		f.clock.Advance(30 * time.Minute)
+		if _, err := store.Heartbeat(f.ctx, ref("long", "alice", "tab", res.Session.Generation)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entry, cursor := expireAt("rooms/long/participants/alice"), expireAt("rooms/long/eventCursors/alice")
+	if !entry.After(joined) || !cursor.Equal(entry) {
+		t.Fatalf("entry expires at %v, cursor at %v (at the join %v); want both refreshed", entry, cursor, joined)
+	}
+}
