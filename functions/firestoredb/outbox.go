@@ -187,7 +187,6 @@ func (s *Store) publishCommitted(ctx context.Context, events []presence.OutboxEv
 	if len(events) == 0 {
 		return
 	}
-	s.pause(hookBeforePublish)
 	if s.background {
 		s.inflight.Add(1)
 		go func() {

@@ -69,9 +69,6 @@ const (
 	// hookAfterTeardownCheck: in the teardown's attempt, between the
 	// occupancy check and the commit.
 	hookAfterTeardownCheck hookPoint = "after-teardown-check"
-	// hookBeforePublish: after a transaction that staged events committed,
-	// before they are published.
-	hookBeforePublish hookPoint = "before-publish"
 )
 
 func (s *Store) pause(at hookPoint) {
