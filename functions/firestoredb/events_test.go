@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"sync"
@@ -268,5 +269,24 @@ func TestEvents_TheCursorLivesAsLongAsTheEntry(t *testing.T) {
 	entry, cursor := expireAt("rooms/long/participants/alice"), expireAt("rooms/long/eventCursors/alice")
 	if !entry.After(joined) || !cursor.Equal(entry) {
 		t.Fatalf("entry expires at %v, cursor at %v (at the join %v); want both refreshed", entry, cursor, joined)
+	}
+}
+
+// A snapshot's sequence numbers: every participant who had an event in
+// the room's lifetime, present or gone, with their latest.
+func TestEvents_SequenceNumbersForASnapshot(t *testing.T) {
+	f := MustOpenStore(t)
+	f.store.PublishEvents(keepInOutbox{})
+	a := f.mustJoin(t, "r", "alice", "tab")
+	f.mustJoin(t, "r", "bob", "tab")
+	if _, err := f.store.Leave(f.ctx, ref("r", "alice", "tab", a.Session.Generation)); err != nil {
+		t.Fatal(err)
+	}
+	seqs, err := f.store.EventSeqsForTest(f.ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int64{"alice": 2, "bob": 1}; !reflect.DeepEqual(seqs, want) {
+		t.Fatalf("seqs %v, want %v", seqs, want)
 	}
 }

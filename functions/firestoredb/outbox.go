@@ -272,3 +272,29 @@ type cursorRecord struct {
 	Seq           int64     `firestore:"seq"`
 	ExpireAt      time.Time `firestore:"expireAt"`
 }
+
+// readEventSeqs reads, in tx, the participantSeq of every participant of
+// roomID's lifetime (the room's CreatedAt) who has had an event in it,
+// present or gone: what a snapshot of the roster must carry for a
+// consumer to tell which events it already reflects (docs/events.md,
+// "What a consumer can rely on"). Read in the transaction that reads the
+// roster, it is consistent with it: a cursor is written in the very
+// transaction that changes its entry. Cursors of an earlier lifetime not
+// yet purged are left out.
+func (s *Store) readEventSeqs(tx *txn, roomID string, lifetime time.Time) (map[string]int64, error) {
+	snaps, err := tx.query(s.room(roomID).Collection(EventCursorsCollection).Query)
+	if err != nil {
+		return nil, err
+	}
+	seqs := make(map[string]int64, len(snaps))
+	for _, snap := range snaps {
+		rec, err := decode[cursorRecord](snap)
+		if err != nil {
+			return nil, err
+		}
+		if rec != nil && rec.Lifetime.Equal(lifetime) {
+			seqs[snap.Ref.ID] = rec.Seq
+		}
+	}
+	return seqs, nil
+}

@@ -144,3 +144,46 @@ func (r *Roster) Gaps() []Gap {
 	})
 	return out
 }
+
+// Seed folds in a snapshot of the room read from roomlease (a service's
+// roster read): its lifetime, who is in it, and seqs, the latest
+// participantSeq of everyone who had an event in the lifetime, present
+// or gone. Events the snapshot reflects (a number at or below the
+// participant's there) change nothing when they arrive; later ones apply
+// as usual. A snapshot of an earlier lifetime is Stale; one of a later
+// lifetime starts it. A member missing from seqs counts as number 0.
+func (r *Roster) Seed(lifetime time.Time, members []Member, seqs map[string]int64) Result {
+	switch {
+	case lifetime.Before(r.Lifetime) || lifetime.Equal(r.Lifetime) && r.Closed:
+		return Stale
+	case lifetime.After(r.Lifetime):
+		r.Lifetime, r.Closed, r.people = lifetime, false, nil
+	}
+	if r.people == nil {
+		r.people = map[string]*participantState{}
+	}
+	present := map[string]Member{}
+	for _, m := range members {
+		present[m.ParticipantID] = m
+	}
+	for id, seq := range seqs {
+		p := r.people[id]
+		if p == nil {
+			p = &participantState{seen: map[int64]bool{}}
+			r.people[id] = p
+		}
+		if seq <= p.latest {
+			continue // the events already went further
+		}
+		for n := int64(1); n <= seq; n++ {
+			p.seen[n] = true
+		}
+		ev := Event{Type: TypeLeft, Data: Data{Lifetime: lifetime, ParticipantID: id, ParticipantSeq: seq}}
+		if m, ok := present[id]; ok {
+			part := m.Participant
+			ev.Type, ev.Data.Participant = TypeUpdated, &part
+		}
+		p.latest, p.event = seq, ev
+	}
+	return Applied
+}

@@ -164,3 +164,40 @@ func TestDecode(t *testing.T) {
 		t.Error("a participant event without participantSeq decoded")
 	}
 }
+
+// A snapshot read at any point of the history, folded in with every
+// event in any order (those before it too), ends with the roster.
+func TestRoster_SeedFromASnapshot(t *testing.T) {
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		events, want := history(rng)
+		// The snapshot: the true state after the first k events of the
+		// last lifetime.
+		last := events[len(events)-1].Data.Lifetime
+		var r0 eventfold.Roster
+		k := rng.IntN(len(events))
+		seqs := map[string]int64{}
+		for _, ev := range events[:k] {
+			r0.Apply(ev)
+			if ev.Data.Lifetime.Equal(last) && ev.Type != eventfold.TypeClosed {
+				seqs[ev.Data.ParticipantID] = ev.Data.ParticipantSeq
+			}
+		}
+		var r eventfold.Roster
+		delivered := append([]eventfold.Event(nil), events...)
+		rng.Shuffle(len(delivered), func(i, j int) { delivered[i], delivered[j] = delivered[j], delivered[i] })
+		at := rng.IntN(len(delivered) + 1)
+		for i, ev := range delivered {
+			if i == at && r0.Lifetime.Equal(last) {
+				r.Seed(last, r0.Members(), seqs)
+			}
+			r.Apply(ev)
+		}
+		if at == len(delivered) && r0.Lifetime.Equal(last) {
+			r.Seed(last, r0.Members(), seqs)
+		}
+		if got := r.Members(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d (snapshot after %d events, folded in at %d): roster\n got %+v\nwant %+v", seed, k, at, got, want)
+		}
+	}
+}
