@@ -332,3 +332,25 @@ func TestEvents_TheSweeperPublishesBesideItsWork(t *testing.T) {
 		t.Fatalf("outbox: %v", left)
 	}
 }
+
+// A full page of records still their instances' to publish is no
+// backlog: the sweeper does not pass again at once to list them again.
+// A full page with records due is one.
+func TestEvents_AFullPageOfRecordsInFlightIsNoBacklog(t *testing.T) {
+	f := mustOpenEvents(t)
+	dead := f.instance(t, &deadPublisher{})
+	for _, uid := range []string{"alice", "bob"} {
+		if _, err := dead.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: uid, SessionID: "tab"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sw := f.sweeper(t, f.store, sweep.Config{DefaultMode: sweep.Enforce, BatchSize: 2})
+	sw.RelayEvents(f.store, f.pub, firestoredb.OutboxRelayAge)
+	if r := f.pass(t, sw); r.Backlog || r.EventsPending != 2 {
+		t.Fatalf("young records: backlog %v, pending %d; want no backlog, 2", r.Backlog, r.EventsPending)
+	}
+	f.clock.Advance(firestoredb.OutboxRelayAge)
+	if r := f.pass(t, sw); !r.Backlog || r.EventsRelayed != 2 {
+		t.Fatalf("due records: backlog %v, relayed %d; want a backlog, 2", r.Backlog, r.EventsRelayed)
+	}
+}

@@ -49,7 +49,6 @@ func relayEvents(outbox EventOutbox, pub EventPublisher, minAge time.Duration) s
 			return &stepError{step: "listing the events outbox", err: err}
 		}
 		p.skip(l.Undecodable)
-		p.r.Backlog = p.r.Backlog || l.Len() == p.cfg.BatchSize
 		p.r.EventsPending = len(l.Items)
 		var due []presence.OutboxEvent
 		for _, ev := range l.Items {
@@ -59,6 +58,11 @@ func relayEvents(outbox EventOutbox, pub EventPublisher, minAge time.Duration) s
 				due = append(due, ev)
 			}
 		}
+		// A full page is a backlog only if the relay has work in it: a
+		// page of records still in flight (a busy deployment's, published
+		// within milliseconds) must not make the sweeper pass again at
+		// once, listing them again.
+		p.r.Backlog = p.r.Backlog || l.Len() == p.cfg.BatchSize && len(due) > 0
 		return forEach(p, "relaying an event", due, func(ev presence.OutboxEvent) error {
 			if err := pub.Publish(p.ctx, ev); err != nil {
 				return err
