@@ -53,12 +53,12 @@ type Config struct {
 	// least 32 bytes, a secret the deployment provisions). Empty: no token
 	// is issued and every heartbeat reads its session, as before.
 	LeaseTokenKey []byte
-	// MinClientVersions are the oldest client versions the API serves
-	// (ROOMLEASE_MIN_CLIENT_VERSION; none by default).
-	MinClientVersions httpapi.MinClientVersions
 	// EventsTopic is the Pub/Sub topic id events are published on
 	// (ROOMLEASE_EVENTS_TOPIC, see events.go); empty: events are off.
 	EventsTopic string
+	// MinClientVersions are the oldest client versions the API serves
+	// (ROOMLEASE_MIN_CLIENT_VERSION; none by default).
+	MinClientVersions httpapi.MinClientVersions
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string

@@ -1,11 +1,6 @@
 package firestoredb
 
-import (
-	"context"
-	"time"
-
-	"cloud.google.com/go/firestore"
-)
+import "context"
 
 // SetAfterTeardownCheck installs a hook that runs inside the teardown
 // transaction after the occupancy check and before the commit.
@@ -48,22 +43,3 @@ func (s *Store) SetBeforeEmptinessWrite(f func()) { s.setHook(hookBeforeEmptines
 // emptiness check after the recount that follows its own write found
 // someone on the roster, before it revives the room.
 func (s *Store) SetBeforeEmptinessRevive(f func()) { s.setHook(hookBeforeEmptinessRevive, f) }
-
-// EventSeqsForTest reads roomID's event sequence numbers in a read-only
-// transaction, as a roster snapshot for a service would.
-func (s *Store) EventSeqsForTest(ctx context.Context, roomID string) (map[string]int64, error) {
-	var seqs map[string]int64
-	err := s.transact(ctx, "event seqs", func(tx *txn, now time.Time) error {
-		snaps, err := tx.getAll(s.room(roomID))
-		if err != nil {
-			return err
-		}
-		room, err := decodeRoom(snaps[0], roomID)
-		if err != nil || room == nil {
-			return err
-		}
-		seqs, err = s.readEventSeqs(tx, roomID, room.CreatedAt)
-		return err
-	}, firestore.ReadOnly)
-	return seqs, err
-}

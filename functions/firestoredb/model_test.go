@@ -193,7 +193,6 @@ func newModel(t *testing.T, seed uint64) *model {
 		m.closers = append(m.closers, c.Close)
 		now := func() time.Time { m.mu.Lock(); defer m.mu.Unlock(); return m.clock.Now().Add(m.skews[i]) }
 		m.stores[i] = withTokens(firestoredb.New(c, presence.DefaultSettings(), now))
-		m.stores[i].PublishEvents(keepInOutbox{}) // see checkEvents
 		sw, err := sweep.New(m.stores[i], sweep.Config{RunBudget: time.Millisecond}, now,
 			func(ctx context.Context, d time.Duration) error { m.clock.Advance(d); return ctx.Err() },
 			logging.New(discard{}, slog.LevelError))
@@ -201,6 +200,7 @@ func newModel(t *testing.T, seed uint64) *model {
 			t.Fatal(err)
 		}
 		m.sweepers[i] = sw
+		m.stores[i].PublishEvents(keepInOutbox{}) // see checkEvents
 		m.installSeams(i)
 	}
 	return m

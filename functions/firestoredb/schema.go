@@ -87,9 +87,16 @@ const (
 	FieldPendingCleanup = "pendingCleanup"
 	// FieldCleanupMode is the kill switch's field in roomlease/config.
 	FieldCleanupMode = "cleanupMode"
+)
 
+// Every name above that a query or update uses appears in a record's
+// firestore tag too (records.go); Go cannot put a constant in a tag, so a
+// test (TestSchema_FieldsMatchRecords) keeps the two in step.
+
+// The events' documents (outbox.go, docs/events.md).
+const (
 	// roomleaseOutbox/{eventId}: events committed and not yet acknowledged
-	// by Pub/Sub (outbox.go). At the root, so it outlives the teardown.
+	// by Pub/Sub. At the root, so it outlives the teardown.
 	OutboxCollection = "roomleaseOutbox"
 	// FieldTime is an outbox record's time, exempted from indexing: a
 	// field that rises with every write would be a hot index range.
@@ -98,10 +105,6 @@ const (
 	// sequence number in the room's lifetime.
 	EventCursorsCollection = "eventCursors"
 )
-
-// Every name above that a query or update uses appears in a record's
-// firestore tag too (records.go); Go cannot put a constant in a tag, so a
-// test (TestSchema_FieldsMatchRecords) keeps the two in step.
 
 // TTLCollectionGroups are the collection groups whose documents carry
 // FieldExpireAt and need a TTL policy. Policies are per collection group, so

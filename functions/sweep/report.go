@@ -20,6 +20,9 @@ type Counts struct {
 	// ParticipantsEvicted counts users removed from a roster because a
 	// changed room policy no longer admits them.
 	ParticipantsEvicted int
+	// EventsRelayed counts events the relay published from the outbox:
+	// none while every instance publishes its own commits.
+	EventsRelayed int
 	// FailedSteps counts steps of a pass that failed (a read, a
 	// transaction, the mode lookup). A failed listing ends its pass; a
 	// failed step on one candidate is skipped, unless too many fail.
@@ -28,9 +31,6 @@ type Counts struct {
 	// candidates (another app's data in a shared collection group, a hand
 	// edit); each is logged with its path and the pass goes on.
 	SkippedDocuments int
-	// EventsRelayed counts events the relay published from the outbox:
-	// none while every instance publishes its own commits.
-	EventsRelayed int
 }
 
 // named lists each counter once, with its name in the summary line (the
@@ -52,9 +52,9 @@ func (c *Counts) named() []struct {
 		{"roomsPurged", &c.RoomsPurged},
 		{"generationConflicts", &c.GenerationConflicts},
 		{"participantsEvicted", &c.ParticipantsEvicted},
+		{"eventsRelayed", &c.EventsRelayed},
 		{"failedSteps", &c.FailedSteps},
 		{"skippedDocuments", &c.SkippedDocuments},
-		{"eventsRelayed", &c.EventsRelayed},
 	}
 }
 
@@ -131,10 +131,9 @@ func (s Summary) Fields() map[string]any {
 		"cleanupLagMedianSeconds":      medianLag.Seconds(),
 		"oldestEligibleRoomAgeSeconds": s.OldestEligibleAge.Seconds(),
 		"durationSeconds":              s.Finished.Sub(s.Started).Seconds(),
-		// The events outbox: an alarm on the age, long before its TTL.
-		"eventsPending":                    s.EventsPending,
-		"oldestUnpublishedEventAgeSeconds": s.OldestEventAge.Seconds(),
 	}
+	// The events outbox: an alarm on the age, long before its TTL.
+	f["eventsPending"], f["oldestUnpublishedEventAgeSeconds"] = s.EventsPending, s.OldestEventAge.Seconds()
 	for _, c := range s.Counts.named() {
 		f[c.name] = *c.n
 	}
