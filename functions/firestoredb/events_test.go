@@ -84,9 +84,9 @@ func (f *fixture) outboxIDs(t *testing.T) []string {
 }
 
 // Every visible change is one event, with the participant's sequence
-// number going on across a leave and a rejoin; heartbeats, away toggles
-// that change no roster, typing, unchanged states and refused requests are
-// none. The eviction comes last: events of one room from one publisher
+// number going on across a leave and a rejoin; heartbeats, typing,
+// unchanged states and refused requests are none. (Away toggles go through
+// the HTTP API in internal/eventsintegration.) The eviction comes last: events of one room from one publisher
 // arrive in order, so once it is there, anything published before it is.
 func TestEvents_EveryVisibleChangeIsOneEvent(t *testing.T) {
 	f := MustOpenStore(t)
@@ -110,13 +110,7 @@ func TestEvents_EveryVisibleChangeIsOneEvent(t *testing.T) {
 	tab2 := f.mustJoin(t, "r", "alice", "tab2")
 	f.setPolicy(t, "closed", "bob")
 	wantCode(t, errOf(f.store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "closed", ParticipantID: "alice", SessionID: "tab"}})), presence.EForbidden)
-	if _, err := f.store.HeartbeatAway(f.ctx, r1, true); err != nil { // tab2 is not away: no roster change
-		t.Fatal(err)
-	}
 	r2 := ref("r", "alice", "tab2", tab2.Session.Generation)
-	if _, err := f.store.HeartbeatAway(f.ctx, r2, true); err != nil {
-		t.Fatal(err)
-	}
 	for _, r := range []presence.SessionRef{r2, r1} {
 		if res, err := f.store.Leave(f.ctx, r); err != nil || !res.Removed {
 			t.Fatalf("leave %v: %v %v", r, res, err)
@@ -136,10 +130,9 @@ func TestEvents_EveryVisibleChangeIsOneEvent(t *testing.T) {
 		{Type: presence.EventJoined, Participant: "bob", Seq: 1},
 		{Type: presence.EventUpdated, Participant: "alice", Seq: 2, Changed: "[state]"},
 		{Type: presence.EventUpdated, Participant: "alice", Seq: 3, Changed: "[sessionCount]"},
-		{Type: presence.EventUpdated, Participant: "alice", Seq: 4, Changed: "[away]"},
-		{Type: presence.EventUpdated, Participant: "alice", Seq: 5, Changed: "[sessionCount]"},
-		{Type: presence.EventLeft, Participant: "alice", Seq: 6, Reason: presence.ReasonLeft},
-		{Type: presence.EventJoined, Participant: "alice", Seq: 7},
+		{Type: presence.EventUpdated, Participant: "alice", Seq: 4, Changed: "[sessionCount]"},
+		{Type: presence.EventLeft, Participant: "alice", Seq: 5, Reason: presence.ReasonLeft},
+		{Type: presence.EventJoined, Participant: "alice", Seq: 6},
 		{Type: presence.EventLeft, Participant: "bob", Seq: 2, Reason: presence.ReasonEvicted},
 	}
 	if !slices.Equal(got, want) {
