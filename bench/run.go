@@ -30,6 +30,8 @@ func RunScenarios(ctx context.Context, o harness.Options, names []string) error 
 		switch n {
 		case "soak":
 			err = runSoak(ctx, o)
+		case "events": // not in all: it needs the Pub/Sub emulator
+			err = runEvents(ctx, o)
 		case "ops":
 			err = runOps(ctx, o)
 		case "load":

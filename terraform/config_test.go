@@ -35,7 +35,7 @@ func TestTerraform_TTLPolicies(t *testing.T) {
 	t.Run("CollectionGroupsMatchSchema", func(t *testing.T) {
 		var groups []string
 		cfg.mustDecodeLocal(t, "ttl_collection_groups", &groups)
-		want := withPending(firestoredb.TTLCollectionGroups, pendingTTLGroups)
+		want := firestoredb.TTLCollectionGroups
 		if !sameSet(groups, want) {
 			t.Errorf("local.ttl_collection_groups = %q, want the groups of firestoredb.TTLCollectionGroups %q", groups, want)
 		}
@@ -353,9 +353,6 @@ func TestTerraform_LeaseTokenKeyIsASecret(t *testing.T) {
 func TestTerraform_EnvironmentKnownToFunctions(t *testing.T) {
 	cfg := mustLoadConfig(t)
 	known := mustEnvNames(t, filepath.Join("..", "functions", "config"))
-	for _, name := range pendingEnv {
-		known[name] = true
-	}
 	deprecated := []string{"ROOMLEASE_SWEEP_INTERVAL"} // now ROOMLEASE_SWEEP_MAX_PAUSE
 
 	set := cfg.envNames(t)
@@ -428,25 +425,6 @@ func (c *config) envNames(t *testing.T) map[string]bool {
 		}
 	}
 	return set
-}
-
-// Until branch events-core is merged (the outbox, functions/config's
-// EnvEventsTopic), Terraform already configures what that branch's code
-// reads: remove both lists, and withPending, once it is in.
-var (
-	pendingTTLGroups = []string{"roomleaseOutbox"}
-	pendingEnv       = []string{"ROOMLEASE_EVENTS_TOPIC"}
-)
-
-// withPending is groups plus those of pending it lacks.
-func withPending(groups, pending []string) []string {
-	out := slices.Clone(groups)
-	for _, g := range pending {
-		if !slices.Contains(out, g) {
-			out = append(out, g)
-		}
-	}
-	return out
 }
 
 // --- Loading the configuration ---------------------------------------------

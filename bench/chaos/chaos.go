@@ -160,6 +160,8 @@ type Report struct {
 	ServerLogs     string         `json:"serverLogs"`
 	Details        []Violation    `json:"details,omitempty"`
 	Timeline       []Action       `json:"timeline"`
+	// Events is the events check; absent without the Pub/Sub emulator.
+	Events *EventsVerdict `json:"events,omitempty"`
 }
 
 // chaosRun is one run's state.
@@ -189,6 +191,9 @@ type chaosRun struct {
 	maxRevision     int64
 	lastHeartbeat   time.Time
 	stalls          []Stall
+
+	// published is the events check (events.go); nil without Pub/Sub.
+	published *eventsRun
 }
 
 // stallGap is the longest the whole fleet may go without a successful
@@ -286,6 +291,13 @@ func Run(ctx context.Context, o harness.Options, cfg Config) error {
 
 	env := o.ServerEnv(cfg.Heartbeat, cfg.Lease, cfg.Grace)
 	env["ROOMLEASE_DATABASE"] = database
+	if c.published, err = startEvents(ctx, o.Project, c.prefix); err != nil {
+		return err
+	}
+	if c.published != nil {
+		env["ROOMLEASE_EVENTS_TOPIC"] = c.published.topic
+		o.Log("chaos: the processes publish events on " + c.published.topic + "; a subscriber takes them")
+	}
 	o.Log(fmt.Sprintf("chaos: starting %d roomlease-dev processes, each with its sweeper (heartbeat %v, lease %v, grace %v)", cfg.Processes, cfg.Heartbeat, cfg.Lease, cfg.Grace))
 	port := cfg.Port
 	if port == 0 {
@@ -347,6 +359,7 @@ func Run(ctx context.Context, o harness.Options, cfg Config) error {
 
 	rep := c.buildReport(began, chaosSecs, time.Since(departed).Seconds(), left, drainErr)
 	rep.Database = database
+	rep.Events = c.published.finish(ctx, client)
 	return o.Write("chaos", Markdown(rep), rep)
 }
 

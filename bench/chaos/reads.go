@@ -92,6 +92,7 @@ func (c *chaosRun) pollRevisions(ctx context.Context) {
 			c.lastShards[room] = shards
 			drop := c.revisions.observe(room, seen)
 			c.mu.Unlock()
+			c.published.observe(room, seen)
 			if drop != nil {
 				c.report(ctx, nil, Violation{Kind: violationRevision, At: drop.DropAt.Format(time.RFC3339Nano), Room: room, Process: -1,
 					Detail: fmt.Sprintf("the lifetime created at %s read revision %d at %s (shards %s), then %d at %s (shards %s)",

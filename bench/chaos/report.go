@@ -27,6 +27,8 @@ func Markdown(r *Report) string {
 		fmt.Fprintf(&b, "| %s | **%d** |\n", row.label, r.Violations[row.kind])
 	}
 
+	writeEvents(&b, r.Events)
+
 	c := r.Counts
 	b.WriteString("\n| what happened | count |\n|---|---|\n")
 	row := func(label string, value any) { fmt.Fprintf(&b, "| %s | %v |\n", label, value) }
@@ -117,4 +119,23 @@ func writeList(b *strings.Builder, title string, lines []string) {
 		return
 	}
 	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n```\n%s\n```\n</details>\n\n", title, strings.Join(lines, "\n"))
+}
+
+// writeEvents renders the events check (events.go).
+func writeEvents(b *strings.Builder, v *EventsVerdict) {
+	if v == nil {
+		b.WriteString("\nEvents: not checked (no Pub/Sub emulator).\n")
+		return
+	}
+	fmt.Fprintf(b, "\n| events on topic `%s` | count |\n|---|---|\n", v.Topic)
+	fmt.Fprintf(b, "| lost: visible changes without an event (must be 0) | **%d** |\n", v.Lost)
+	fmt.Fprintf(b, "| invented: events without a change (must be 0) | **%d** |\n", v.Invented)
+	fmt.Fprintf(b, "| duplicates: deliveries of an id already delivered (not errors) | %d |\n", v.Duplicates)
+	fmt.Fprintf(b, "| deliveries / distinct events / room lifetimes | %d / %d / %d |\n", v.Delivered, v.Distinct, v.Lifetimes)
+	fmt.Fprintf(b, "| outbox records left at the end | %d |\n", v.OutboxLeft)
+	b.WriteString("\n| from commit to delivery | n | p50 | p95 | p99 | max |\n|---|---|---|---|---|---|\n")
+	for _, typ := range slices.Sorted(maps.Keys(v.Lag)) {
+		fmt.Fprintf(b, "| %s | %s |\n", typ, render.LatencyRow(v.Lag[typ]))
+	}
+	writeList(b, "lost and invented, in detail", v.Details)
 }

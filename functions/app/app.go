@@ -20,6 +20,7 @@ import (
 	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/leasetoken"
 	"github.com/roomlease/roomlease/functions/logging"
+	"github.com/roomlease/roomlease/functions/pubsubevents"
 	"github.com/roomlease/roomlease/functions/ratelimit"
 	"github.com/roomlease/roomlease/functions/sweep"
 )
@@ -39,6 +40,7 @@ type App struct {
 	Sweeper      *sweep.Sweeper
 	SweepHandler http.Handler
 	client       *firestore.Client
+	events       *pubsubevents.Publisher // nil: events off
 }
 
 // New connects to Firestore and Firebase Auth as cfg says. With
@@ -102,16 +104,38 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		}
 	}
 	api := httpapi.New(apiOpts)
-	sweeper, err := sweep.New(store, cfg.Sweep, time.Now, sweep.SleepContext, log)
+	a := &App{Config: cfg, Store: store, API: logging.Traced(cfg.ProjectID, api), client: client}
+	sweepStore := store
+	if cfg.EventsTopic != "" {
+		// One publisher for the requests' own commits, the sweeper's and
+		// its relay (docs/events.md). The sweeper has a store of its own
+		// that publishes beside its work (PublishInBackground).
+		if a.events, err = pubsubevents.New(ctx, cfg.ProjectID, cfg.EventsTopic, cfg.DatabaseID); err != nil {
+			client.Close()
+			return nil, err
+		}
+		store.PublishEvents(a.events)
+		sweepStore = firestoredb.New(client, cfg.Presence, time.Now)
+		sweepStore.PublishEvents(a.events)
+		sweepStore.PublishInBackground()
+	}
+	sweeper, err := sweep.New(sweepStore, cfg.Sweep, time.Now, sweep.SleepContext, log)
 	if err != nil {
-		client.Close()
+		a.Close()
 		return nil, err
 	}
+	if a.events != nil {
+		sweeper.RelayEvents(sweepStore, a.events, firestoredb.OutboxRelayAge)
+	}
 	// Every line a request writes names the request's trace.
-	return &App{Config: cfg, Store: store, API: logging.Traced(cfg.ProjectID, api), Sweeper: sweeper,
-		SweepHandler: logging.Traced(cfg.ProjectID, sweep.Handler(sweeper, log)),
-		client:       client}, nil
+	a.Sweeper, a.SweepHandler = sweeper, logging.Traced(cfg.ProjectID, sweep.Handler(sweeper, log))
+	return a, nil
 }
 
-// Close releases the Firestore connection.
-func (a *App) Close() error { return a.client.Close() }
+// Close releases the Firestore and Pub/Sub connections.
+func (a *App) Close() error {
+	if a.events != nil {
+		a.events.Close()
+	}
+	return a.client.Close()
+}

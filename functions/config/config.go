@@ -56,6 +56,9 @@ type Config struct {
 	// least 32 bytes, a secret the deployment provisions). Empty: no token
 	// is issued and every heartbeat reads its session, as before.
 	LeaseTokenKey []byte
+	// EventsTopic is the Pub/Sub topic id events are published on
+	// (ROOMLEASE_EVENTS_TOPIC, see events.go); empty: events are off.
+	EventsTopic string
 	// MinClientVersions are the oldest client versions the API serves
 	// (ROOMLEASE_MIN_CLIENT_VERSION; none by default).
 	MinClientVersions httpapi.MinClientVersions
@@ -288,6 +291,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		}
 	}
 	errs = append(errs, readGuards(getenv, &c)...)
+	errs = append(errs, readEvents(getenv, &c)...)
 	if len(errs) == 0 {
 		if err := c.Presence.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("invalid presence settings: %w", err))

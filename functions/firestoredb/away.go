@@ -86,10 +86,17 @@ func (s *Store) HeartbeatAway(ctx context.Context, req presence.AwayRequest) (pr
 			return err
 		}
 		if plan.WriteParticipant {
+			event, err := s.readCursor(tx, ref.RoomID, ref.ParticipantID, time.Time{})
+			if err != nil {
+				return err
+			}
 			if err := tx.set(s.participant(ref.RoomID, ref.ParticipantID), participantToRecord(plan.Participant)); err != nil {
 				return err
 			}
 			if err := s.countChange(tx, now, ref.RoomID, ref.ParticipantID, nil); err != nil {
+				return err
+			}
+			if err := s.emit(tx, now, event, st.Participant, &plan.Participant, ""); err != nil {
 				return err
 			}
 		}

@@ -58,7 +58,7 @@ func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (
 		if res.Outcome != presence.Done {
 			return nil
 		}
-		return s.applyDeparture(tx, now, k, plan)
+		return s.applyDeparture(tx, now, k, st.Participant, plan)
 	})
 	if err != nil || !plan.DeleteParticipant {
 		return res, err

@@ -142,11 +142,22 @@ func (s *Store) renewIn(tx *txn, now time.Time, ref presence.SessionRef, stored 
 // may have refreshed them already; then they are only read.
 func (s *Store) refreshExpiry(tx *txn, now time.Time, ref presence.SessionRef, sess *presence.Session) ([]firestore.Update, error) {
 	refs := []*firestore.DocumentRef{s.room(ref.RoomID), s.participant(ref.RoomID, ref.ParticipantID)}
+	if s.publisher != nil {
+		// The user's event cursor lives as long as the entry (see
+		// refreshCursor).
+		refs = append(refs, s.cursor(ref.RoomID, ref.ParticipantID))
+	}
 	snaps, err := tx.getAll(refs...)
 	if err != nil {
 		return nil, err
 	}
 	copies := []*time.Time{&sess.RoomExpireAt, &sess.EntryExpireAt}
+	if len(snaps) > len(copies) {
+		if err := s.refreshCursor(tx, now, snaps[len(copies)]); err != nil {
+			return nil, err
+		}
+		snaps = snaps[:len(copies)]
+	}
 	for i, snap := range snaps {
 		if !snap.Exists() {
 			// Nothing to keep alive; stop checking until the horizon.
@@ -175,4 +186,21 @@ func (s *Store) refreshExpiry(tx *txn, now time.Time, ref presence.SessionRef, s
 		{Path: FieldRoomExpireAt, Value: sess.RoomExpireAt},
 		{Path: FieldEntryExpireAt, Value: sess.EntryExpireAt},
 	}, nil
+}
+
+// refreshCursor pushes the expireAt of an event cursor (outbox.go) forward
+// when it is within a day of running out, as the roster entry's: a user on
+// the roster for longer than the horizon without a visible change must not
+// lose their sequence number to TTL, or their next event would count from
+// 1 again and read as older than their last. A missing cursor (an entry
+// older than events) is left missing.
+func (s *Store) refreshCursor(tx *txn, now time.Time, snap *firestore.DocumentSnapshot) error {
+	if !snap.Exists() {
+		return nil
+	}
+	current, _ := snap.Data()[FieldExpireAt].(time.Time)
+	if next, write := s.settings.Refreshed(now, current); write {
+		return tx.update(snap.Ref, []firestore.Update{{Path: FieldExpireAt, Value: next}})
+	}
+	return nil
 }

@@ -127,6 +127,12 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 			roomVersion = snaps[0].UpdateTime
 			return nil // nothing written; the room comes first
 		}
+		var event *eventBase // the last read: the writes follow
+		if plan.WriteParticipant {
+			if event, err = s.readCursor(tx, req.RoomID, req.ParticipantID, st.Room.CreatedAt); err != nil {
+				return err
+			}
+		}
 		if plan.WriteParticipant || plan.FenceParticipant {
 			if err := tx.set(participantRef, participantToRecord(plan.Participant)); err != nil {
 				return err
@@ -134,6 +140,9 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 		}
 		if plan.WriteParticipant {
 			if err := s.countChange(tx, now, req.RoomID, req.ParticipantID, nil); err != nil {
+				return err
+			}
+			if err := s.emit(tx, now, event, st.Participant, &plan.Participant, ""); err != nil {
 				return err
 			}
 		}

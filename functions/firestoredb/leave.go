@@ -29,7 +29,7 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 			return err
 		}
 		plan = s.settings.PlanLeave(now, st, ref)
-		return s.applyDeparture(tx, now, ref.SessionKey, plan)
+		return s.applyDeparture(tx, now, ref.SessionKey, st.Participant, plan)
 	})
 	if err != nil {
 		return presence.LeaveResult{}, err
@@ -67,11 +67,18 @@ func (s *Store) readDeparture(ctx context.Context, tx *txn, now time.Time, k pre
 	return st, err
 }
 
-// applyDeparture writes a departure plan inside tx. A plan that removes
-// nothing writes nothing.
-func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, plan presence.DeparturePlan) error {
+// applyDeparture writes a departure plan inside tx, for the user's entry
+// as read (entry). A plan that removes nothing writes nothing.
+func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, entry *presence.Participant, plan presence.DeparturePlan) error {
 	if !plan.Removed {
 		return nil
+	}
+	var event *eventBase // the last read: the writes follow
+	if plan.VisibleChange() {
+		var err error
+		if event, err = s.readCursor(tx, k.RoomID, k.ParticipantID, time.Time{}); err != nil {
+			return err
+		}
 	}
 	if err := tx.delete(s.session(k)); err != nil {
 		return err
@@ -80,6 +87,7 @@ func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, pl
 		return err
 	}
 	var entryRemoved *time.Time
+	after := &plan.Participant
 	switch {
 	case plan.DeleteParticipant:
 		if err := tx.delete(s.participant(k.RoomID, k.ParticipantID)); err != nil {
@@ -88,16 +96,19 @@ func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, pl
 		if err := s.recordDeparture(tx, plan); err != nil {
 			return err
 		}
-		entryRemoved = &plan.DepartedAt
+		entryRemoved, after = &plan.DepartedAt, nil
 	case plan.WriteParticipant:
 		if err := tx.set(s.participant(k.RoomID, k.ParticipantID), participantToRecord(plan.Participant)); err != nil {
 			return err
 		}
 	}
-	if plan.VisibleChange() {
-		return s.countChange(tx, now, k.RoomID, k.ParticipantID, entryRemoved)
+	if !plan.VisibleChange() {
+		return nil
 	}
-	return nil
+	if err := s.countChange(tx, now, k.RoomID, k.ParticipantID, entryRemoved); err != nil {
+		return err
+	}
+	return s.emit(tx, now, event, entry, after, plan.Reason)
 }
 
 // recordDeparture stages, with the removal of plan's roster entry, the

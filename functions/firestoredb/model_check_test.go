@@ -119,6 +119,7 @@ func (m *model) checkModel() {
 	for _, room := range modelRooms {
 		m.checkRevision(room, w)
 	}
+	m.checkEvents(w)
 }
 
 func (m *model) checkRevision(room string, w world) {
@@ -257,4 +258,5 @@ func (m *model) drain() {
 	for _, snap := range pending {
 		m.violate("teardown %s still pending after the drain", snap.Ref.ID)
 	}
+	m.checkEvents(w)
 }

@@ -219,6 +219,7 @@ func newModel(t *testing.T, seed uint64) *model {
 			t.Fatal(err)
 		}
 		m.sweepers[i] = sw
+		m.stores[i].PublishEvents(keepInOutbox{}) // see checkEvents
 		m.installSeams(i)
 	}
 	return m

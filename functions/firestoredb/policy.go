@@ -196,6 +196,12 @@ func (s *Store) evict(ctx context.Context, roomID, uid string) (presence.Departu
 		if plan = presence.PlanEviction(now, st, uid); !plan.Removed {
 			return nil
 		}
+		var event *eventBase // the last read: the writes follow
+		if plan.DeleteParticipant {
+			if event, err = s.readCursor(tx, roomID, uid, time.Time{}); err != nil {
+				return err
+			}
+		}
 		for _, snap := range sessions {
 			if err := tx.delete(snap.Ref); err != nil {
 				return err
@@ -210,7 +216,10 @@ func (s *Store) evict(ctx context.Context, roomID, uid string) (presence.Departu
 		if err := s.recordDeparture(tx, plan); err != nil {
 			return err
 		}
-		return s.countChange(tx, now, roomID, uid, &plan.DepartedAt)
+		if err := s.countChange(tx, now, roomID, uid, &plan.DepartedAt); err != nil {
+			return err
+		}
+		return s.emit(tx, now, event, st.Participant, nil, plan.Reason)
 	})
 	return plan, err
 }

@@ -105,10 +105,24 @@ const (
 // firestore tag too (records.go); Go cannot put a constant in a tag, so a
 // test (TestSchema_FieldsMatchRecords) keeps the two in step.
 
+// The events' documents (outbox.go, docs/events.md).
+const (
+	// roomleaseOutbox/{eventId}: events committed and not yet acknowledged
+	// by Pub/Sub. At the root, so it outlives the teardown.
+	OutboxCollection = "roomleaseOutbox"
+	// FieldTime is an outbox record's time, exempted from indexing: a
+	// field that rises with every write would be a hot index range.
+	FieldTime = "time"
+	// rooms/{roomId}/eventCursors/{uid}: a participant's latest event
+	// sequence number in the room's lifetime.
+	EventCursorsCollection = "eventCursors"
+)
+
 // TTLCollectionGroups are the collection groups whose documents carry
 // FieldExpireAt and need a TTL policy. Policies are per collection group, so
 // "participants" covers every room's roster and "sessions" every roster's
 // sessions: Firestore TTL does not delete subcollections with their parent,
 // so each level needs its own.
 var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection,
-	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection, RecentlyLeftCollection, CandidatesCollection}
+	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection, RecentlyLeftCollection, CandidatesCollection,
+	OutboxCollection, EventCursorsCollection}

@@ -50,10 +50,17 @@ func (s *Store) SetState(ctx context.Context, req presence.StateRequest) (presen
 			return err
 		}
 		res.State = next.State
+		event, err := s.readCursor(tx, req.RoomID, req.ParticipantID, time.Time{})
+		if err != nil {
+			return err
+		}
 		if err := tx.set(entryRef, participantToRecord(next)); err != nil {
 			return err
 		}
-		return s.countChange(tx, now, req.RoomID, req.ParticipantID, nil)
+		if err := s.countChange(tx, now, req.RoomID, req.ParticipantID, nil); err != nil {
+			return err
+		}
+		return s.emit(tx, now, event, entry, &next, "")
 	})
 	if err != nil {
 		return presence.StateResult{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -31,6 +32,11 @@ type Store struct {
 	policies *memo.Cache[cachedPolicy]
 	// tokens signs and checks lease tokens (fenced.go); nil: none issued.
 	tokens *leasetoken.Signer
+	// publisher publishes committed events (outbox.go); nil: events off.
+	// With background, beside the caller, inflight counting them.
+	publisher  Publisher
+	background bool
+	inflight   sync.WaitGroup
 	// hooks are seams for race tests only (set through export_test.go,
 	// before the store is used).
 	hooks map[hookPoint]func()

@@ -153,7 +153,11 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 			// pendingCleanup stays set until PurgeClosed has deleted the
 			// documents under the room; decidedAt is the commit's server
 			// time, which tells this lifetime's documents from a newer one's.
-			return tx.set(closingRef, closingToRecord(closing))
+			if err := tx.set(closingRef, closingToRecord(closing)); err != nil {
+				return err
+			}
+			// The closing's event, outside the room: it survives the purge.
+			return s.emitClosed(tx, now, closing)
 		case res.Verdict == presence.TearDown && !room.TeardownReported:
 			if err := tx.update(roomRef, []firestore.Update{{Path: FieldTeardownReported, Value: true}}); err != nil {
 				return err

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/presence"
 )
 
 // maxAttempts bounds transaction retries under contention: Firestore aborts
@@ -19,6 +21,9 @@ type txn struct {
 	tx     *firestore.Transaction
 	ops    *opMeter
 	writes int // staged in this attempt; billed only if it commits
+	// events are the outbox records staged in this attempt (outbox.go):
+	// those of the attempt that commits are published after the commit.
+	events []presence.OutboxEvent
 }
 
 // transact runs f as one Firestore transaction, every attempt with a fresh
@@ -30,6 +35,10 @@ type txn struct {
 // orders transactions: with many instances, only Firestore can, and the
 // layout keeps transactions of different users in one room from touching a
 // common document (see revision.go), so they have nothing to wait for.
+//
+// After a commit, the events the committed attempt staged are published
+// (outbox.go); a retried attempt's never are, and publishing never turns
+// the commit into an error.
 //
 // A failure names how many attempts ran and for how long (wall time), so
 // that a request that timed out tells a transaction retried under
@@ -45,6 +54,7 @@ func (s *Store) transact(ctx context.Context, op string, f func(tx *txn, now tim
 	}, append([]firestore.TransactionOption{firestore.MaxAttempts(maxAttempts)}, opts...)...)
 	if err == nil && last != nil {
 		s.ops.write(last.writes)
+		s.publishCommitted(ctx, last.events)
 	}
 	if err != nil {
 		op = fmt.Sprintf("%s (%d attempts in %v)", op, attempts, time.Since(started).Round(time.Millisecond))

@@ -105,7 +105,7 @@ func New(o Options) *Handler {
 		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
 		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions,
 		emulators: o.Emulators.response(),
-		services: o.ServiceTokens, serviceRosters: o.ServiceRosters}
+		services:  o.ServiceTokens, serviceRosters: o.ServiceRosters}
 	if (h.services == nil) != (h.serviceRosters == nil) {
 		panic("httpapi: ServiceTokens and ServiceRosters go together")
 	}

@@ -22,6 +22,9 @@ type Counts struct {
 	// ParticipantsEvicted counts users removed from a roster because a
 	// changed room policy no longer admits them.
 	ParticipantsEvicted int
+	// EventsRelayed counts events the relay published from the outbox:
+	// none while every instance publishes its own commits.
+	EventsRelayed int
 	// FailedSteps counts steps of a pass that failed (a read, a
 	// transaction, the mode lookup). A failed listing ends its pass; a
 	// failed step on one candidate is skipped, unless too many fail.
@@ -58,6 +61,7 @@ func (c *Counts) named() []struct {
 		{"roomsPurged", &c.RoomsPurged},
 		{"generationConflicts", &c.GenerationConflicts},
 		{"participantsEvicted", &c.ParticipantsEvicted},
+		{"eventsRelayed", &c.EventsRelayed},
 		{"failedSteps", &c.FailedSteps},
 		{"skippedDocuments", &c.SkippedDocuments},
 		{"candidatesObserved", &c.CandidatesObserved},
@@ -90,6 +94,10 @@ type PassReport struct {
 	Candidates        []string // rooms that would be (observe) or were (enforce) torn down
 	Deleted           []string
 	Backlog           bool // a row limit was hit: more work is waiting
+	// EventsPending and OldestEventAge are what the relay found in the
+	// events outbox: how many records, and the age of the oldest.
+	EventsPending  int
+	OldestEventAge time.Duration
 	// Err says the pass stopped early (the run then backs off); ItemErr is
 	// the last failure of a candidate that the pass skipped.
 	Err     error
@@ -104,6 +112,10 @@ type Summary struct {
 	Passes            int
 	CleanupLags       []time.Duration
 	OldestEligibleAge time.Duration
+	// EventsPending and OldestEventAge are the latest pass's (see
+	// PassReport); OldestEventAge is the alarm of docs/events.md.
+	EventsPending  int
+	OldestEventAge time.Duration
 	// LastError is the latest failure's redacted form (Redacted): the step
 	// and a code, never the error's text, which names rooms and users.
 	LastError         string
@@ -117,6 +129,7 @@ func (s *Summary) add(p PassReport) {
 	s.CleanupLags = append(s.CleanupLags, p.CleanupLags...)
 	// The latest pass knows best how old the oldest waiting room is.
 	s.OldestEligibleAge = p.OldestEligibleAge
+	s.EventsPending, s.OldestEventAge = p.EventsPending, p.OldestEventAge
 	if p.ItemErr != nil {
 		s.LastError = Redacted(p.ItemErr)
 	}
@@ -141,6 +154,8 @@ func (s Summary) Fields() map[string]any {
 		// Both slices' violations, for the alert that must never fire.
 		"violations": s.ViolationsObserved + s.ViolationsEnforced,
 	}
+	// The events outbox: an alarm on the age, long before its TTL.
+	f["eventsPending"], f["oldestUnpublishedEventAgeSeconds"] = s.EventsPending, s.OldestEventAge.Seconds()
 	for _, c := range s.Counts.named() {
 		f[c.name] = *c.n
 	}

@@ -40,11 +40,13 @@ var layers = map[string]layer{
 	"functions/sweep":       adapter,
 	"functions/auth":        adapter,
 	"functions/appcheck":    adapter,
-	"functions/logging":     leaf,
-	"functions/httpjson":    leaf,
-	"functions/ratelimit":   leaf,
-	"functions/memo":        leaf,
-	"functions/leasetoken":  leaf,
+	// Pub/Sub: the events' one publisher (CloudEvents on the topic).
+	"functions/pubsubevents": adapter,
+	"functions/logging":      leaf,
+	"functions/httpjson":     leaf,
+	"functions/ratelimit":    leaf,
+	"functions/memo":         leaf,
+	"functions/leasetoken":   leaf,
 	// The configuration reads and validates the settings that the wiring
 	// hands to each adapter, in that adapter's own option types.
 	"functions/config":      wiring,
@@ -54,6 +56,8 @@ var layers = map[string]layer{
 	"cmd/roomlease-events":  command,    // tails the presence events (scripts/dev)
 	"clients/go":            client,     // a module of its own: see clientmodule_test.go
 	"clients/go/clienttest": testHelper, // the client's own tests and clientintegration share it
+	// Folding events into a roster, for consumers: the client's module.
+	"clients/go/eventfold":  client,
 	"bench":                 benchmark,
 	"bench/chaos":           benchmark,
 	"bench/fanout":          benchmark,
@@ -80,6 +84,8 @@ var layers = map[string]layer{
 	// The Go client's tests against the dev server, in this module
 	// because they run it.
 	"internal/clientintegration": testOnly,
+	// Events end to end: the dev server's API to a Pub/Sub subscriber.
+	"internal/eventsintegration": testOnly,
 }
 
 // allowed says which layers of this module a package of each layer may

@@ -9,7 +9,7 @@
 locals {
   # Collection groups that exist only with events on: their TTL policy and
   # index exemption (firestore.tf's lists) are created with the topic.
-  events_collection_groups = ["roomleaseOutbox"]
+  events_collection_groups = ["roomleaseOutbox", "eventCursors"]
 
   events_count    = var.events_enabled ? 1 : 0
   events_topic_id = coalesce(var.events_topic, "${var.name_prefix}-events")
