@@ -67,7 +67,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		Store: store, Tokens: verifier, Settings: cfg.Presence,
 		ProjectID: cfg.ProjectID, Database: cfg.DatabaseID,
 		AllowedOrigins: cfg.AllowedOrigins, Logger: log, AppCheckMode: cfg.AppCheckMode, AllowClientNames: cfg.AllowClientNames,
-		MinClientVersions: cfg.MinClientVersions,
+		MinClientVersions: cfg.MinClientVersions, ServerTiming: cfg.ServerTiming,
 	}
 	// Off builds no App Check client at all: nothing fetches the key set,
 	// which is what local runs on the emulators need.

@@ -56,6 +56,9 @@ type Config struct {
 	// MinClientVersions are the oldest client versions the API serves
 	// (ROOMLEASE_MIN_CLIENT_VERSION; none by default).
 	MinClientVersions httpapi.MinClientVersions
+	// ServerTiming sends room replies with a Server-Timing header of
+	// their steps (ROOMLEASE_SERVER_TIMING=true; the benchmarks).
+	ServerTiming bool
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -98,6 +101,8 @@ const (
 	// EnvClientNames is identity (the ID token's name wins) or allow (the
 	// client's displayName wins).
 	EnvClientNames = "ROOMLEASE_CLIENT_NAMES"
+	// EnvServerTiming (true or false) adds Server-Timing to room replies.
+	EnvServerTiming = "ROOMLEASE_SERVER_TIMING"
 )
 
 // The per-user caps (abuse limits), also in docs/settings.md.
@@ -183,6 +188,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.AllowClientNames = true
 	default:
 		errs = append(errs, fmt.Errorf("%s=%q: use identity (the ID token's name is shown) or allow (the client's displayName is)", EnvClientNames, v))
+	}
+	if v := getenv(EnvServerTiming); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q is not true or false", EnvServerTiming, v))
+		}
+		c.ServerTiming = b
 	}
 	if v := getenv(EnvArchiveReceipts); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/steptime"
 )
 
 // maxRoomSteps bounds how often one join may find the room needing a
@@ -49,7 +50,9 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	}
 	var res presence.JoinResult
 	for step := 0; ; step++ {
+		began := time.Now()
 		plan, version, err := s.joinOnce(ctx, req)
+		steptime.Since(ctx, stepJoinTxn, began)
 		if err != nil {
 			return res, err
 		}
@@ -61,11 +64,16 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 		if step == maxRoomSteps {
 			return res, presence.Errorf(presence.EUnavailable, "the room kept changing while joining; retry")
 		}
-		if err := s.stepRoom(ctx, plan, version); err != nil {
+		began = time.Now()
+		err = s.stepRoom(ctx, plan, version)
+		steptime.Since(ctx, stepJoinRoom, began)
+		if err != nil {
 			return res, err
 		}
 	}
+	began := time.Now()
 	rev, err := s.readRevision(ctx, req.RoomID, nil)
+	steptime.Since(ctx, stepJoinRevision, began)
 	if err != nil {
 		return res, storeError("join: reading the revision", err)
 	}
@@ -109,6 +117,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 			// the transaction first (no lock), and again inside it only
 			// when the room is near its cap, where concurrent joins must
 			// then take turns for the last places.
+			began := time.Now()
 			if st.Entries, err = s.countEntries(ctx, req.RoomID, nil); err != nil {
 				return err
 			}
@@ -117,6 +126,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 					return err
 				}
 			}
+			steptime.Since(ctx, stepJoinSize, began)
 		}
 		s.pause(hookAfterJoinReads)
 		if plan, err = s.settings.PlanJoin(now, st, req); err != nil {

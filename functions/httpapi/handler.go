@@ -17,6 +17,7 @@ import (
 
 	"github.com/roomlease/roomlease/functions/httpjson"
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/steptime"
 )
 
 // TokenVerifier turns a Firebase ID token into a uid. It returns
@@ -61,6 +62,9 @@ type Options struct {
 	// MinClientVersions refuses clients older than these (426
 	// client_too_old); nil serves every version (clientversion.go).
 	MinClientVersions MinClientVersions
+	// ServerTiming answers room requests with a Server-Timing header: how
+	// long the gates and each store step took (servertiming.go).
+	ServerTiming bool
 }
 
 // Handler serves the client API.
@@ -82,6 +86,7 @@ type Handler struct {
 	allowClientNames bool
 	stateLimiter     RateLimiter
 	minClients       MinClientVersions
+	serverTiming     bool
 }
 
 // New returns the API handler. It panics if AppCheckMode is monitor or
@@ -90,7 +95,8 @@ func New(o Options) *Handler {
 	h := &Handler{store: o.Store, tokens: o.Tokens, settings: o.Settings, log: o.Logger, origins: map[string]bool{},
 		project: o.ProjectID, database: o.Database,
 		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
-		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions}
+		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions,
+		serverTiming: o.ServerTiming}
 	if h.database == "" {
 		h.database = DefaultDatabase
 	}
@@ -192,6 +198,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		timing := &requestTiming{started: time.Now()}
 		r = r.WithContext(context.WithValue(ctx, timingKey{}, timing))
+		if h.serverTiming {
+			w, r = withServerTiming(w, r)
+		}
 		// The order of the gates: the client address's rate, App Check
 		// (which app), then the ID token (which user, which may cost a
 		// lookup at Firebase Auth), then that user's rate. Each refuses
@@ -222,6 +231,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		timing.gatesDone = time.Now()
+		steptime.Add(r.Context(), "gates", timing.gatesDone.Sub(timing.started))
 		if err := rt.serve(h, w, r, roomID, who); err != nil {
 			h.writeError(w, r, err)
 		}

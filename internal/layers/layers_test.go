@@ -44,6 +44,7 @@ var layers = map[string]layer{
 	"functions/ratelimit":   leaf,
 	"functions/memo":        leaf,
 	"functions/leasetoken":  leaf,
+	"functions/steptime":    leaf,
 	// The configuration reads and validates the settings that the wiring
 	// hands to each adapter, in that adapter's own option types.
 	"functions/config":      wiring,
