@@ -44,12 +44,16 @@ type roomRecord struct {
 	// it existed, which reads as the zero time: their next lifecycle write
 	// refreshes the shards.
 	RevisionExpireAt time.Time `firestore:"revisionExpireAt"`
+	// EntriesCounted: see presence.Room. Absent (false) in rooms created
+	// before the shards counted entries.
+	EntriesCounted bool `firestore:"entriesCounted"`
 }
 
 func roomToRecord(r presence.Room) roomRecord {
 	rec := roomRecord{
 		RoomID: r.ID, State: string(r.State), Generation: r.Generation, TeardownReported: r.TeardownReported,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpireAt: r.ExpireAt, RevisionExpireAt: r.RevisionExpireAt,
+		EntriesCounted: r.EntriesCounted,
 	}
 	rec.EmptySince = optionalTime(r.EmptySince)
 	rec.CleanupAfter = optionalTime(r.CleanupAfter)
@@ -60,6 +64,7 @@ func (rec roomRecord) room(id string) presence.Room {
 	r := presence.Room{
 		ID: id, State: presence.RoomState(rec.State), Generation: rec.Generation, TeardownReported: rec.TeardownReported,
 		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt, RevisionExpireAt: rec.RevisionExpireAt,
+		EntriesCounted: rec.EntriesCounted,
 	}
 	if rec.CleanupAfter != nil {
 		r.CleanupAfter = *rec.CleanupAfter
@@ -271,8 +276,12 @@ func closingToRecord(c presence.Closing) closingRecord {
 // removed an entry, MayBeEmptyAt) without reading it, so that concurrent
 // changes do not lock each other out.
 type revisionShardRecord struct {
-	RoomID       string     `firestore:"roomId"`
-	Changes      int64      `firestore:"changes"`
+	RoomID  string `firestore:"roomId"`
+	Changes int64  `firestore:"changes"`
+	// Entries is how many roster entries the users of this shard added
+	// less how many went: the roster's size is the sum over the shards
+	// (see revision.go).
+	Entries      int64      `firestore:"entries"`
 	MayBeEmptyAt *time.Time `firestore:"mayBeEmptyAt"`
 	DepartedAt   *time.Time `firestore:"departedAt"`
 	ExpireAt     time.Time  `firestore:"expireAt"`

@@ -60,6 +60,11 @@ const (
 	FieldTeardownReported = "teardownReported"
 	// FieldChanges is a revision shard's count of visible roster changes.
 	FieldChanges = "changes"
+	// FieldEntries is a revision shard's count of roster entries (added
+	// less removed) of its users; FieldEntriesCounted on a room says its
+	// shards have counted every entry of the lifetime.
+	FieldEntries        = "entries"
+	FieldEntriesCounted = "entriesCounted"
 	// FieldMayBeEmptyAt on a revision shard is when the latest departure
 	// recorded there that removed a roster entry (or the room's creation or
 	// revival) was decided: the now of the transaction that committed it,
