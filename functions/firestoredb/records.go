@@ -183,6 +183,7 @@ func decodeSession(snap *firestore.DocumentSnapshot) (*presence.Session, error) 
 type policyRecord struct {
 	AllowedUsers    []string `firestore:"allowedUsers"`
 	MaxParticipants int64    `firestore:"maxParticipants"`
+	PublicOccupancy bool     `firestore:"publicOccupancy"`
 	// UpdatedAt is written by the operator (a server timestamp) whenever
 	// the policy changes; the sweeper finds changed policies by it.
 	UpdatedAt *time.Time `firestore:"updatedAt"`
@@ -193,7 +194,8 @@ func decodePolicy(snap *firestore.DocumentSnapshot) (*presence.Policy, error) {
 	if rec == nil || err != nil {
 		return nil, err
 	}
-	return &presence.Policy{AllowedUsers: rec.AllowedUsers, MaxParticipants: int(rec.MaxParticipants)}, nil
+	return &presence.Policy{AllowedUsers: rec.AllowedUsers, MaxParticipants: int(rec.MaxParticipants),
+		PublicOccupancy: rec.PublicOccupancy}, nil
 }
 
 type typingRecord struct {

@@ -204,25 +204,41 @@ func (s *Store) shardEntriesIn(tx *txn, roomID string) (int, error) {
 // Firestore bills an aggregation as one read per 1 000 index entries
 // scanned, at least one; rosters are below that, so it counts as one.
 func (s *Store) aggregate(ctx context.Context, q *firestore.AggregationQuery, tx *txn, alias string) (int64, error) {
+	res, err := s.aggregateAll(ctx, q, tx, alias)
+	return res[alias], err
+}
+
+// aggregateAll runs q (in tx, when given) and returns the integer results
+// of those aliases that q computes: several aggregations over one snapshot.
+func (s *Store) aggregateAll(ctx context.Context, q *firestore.AggregationQuery, tx *txn, aliases ...string) (map[string]int64, error) {
 	if tx != nil {
 		q = q.Transaction(tx.tx)
 	}
 	res, err := q.Get(ctx)
 	s.ops.read(1)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	v, ok := res[alias].(*firestorepb.Value)
-	if !ok {
-		return 0, fmt.Errorf("aggregation %s: unexpected result %T", alias, res[alias])
+	out := make(map[string]int64, len(aliases))
+	for _, alias := range aliases {
+		raw, present := res[alias]
+		if !present {
+			continue
+		}
+		v, ok := raw.(*firestorepb.Value)
+		if !ok {
+			return nil, fmt.Errorf("aggregation %s: unexpected result %T", alias, raw)
+		}
+		switch x := v.GetValueType().(type) {
+		case *firestorepb.Value_IntegerValue:
+			out[alias] = x.IntegerValue
+		case *firestorepb.Value_DoubleValue:
+			out[alias] = int64(x.DoubleValue)
+		case *firestorepb.Value_NullValue:
+			out[alias] = 0
+		default:
+			return nil, fmt.Errorf("aggregation %s: unexpected value %v", alias, v)
+		}
 	}
-	switch x := v.GetValueType().(type) {
-	case *firestorepb.Value_IntegerValue:
-		return x.IntegerValue, nil
-	case *firestorepb.Value_DoubleValue:
-		return int64(x.DoubleValue), nil
-	case *firestorepb.Value_NullValue:
-		return 0, nil
-	}
-	return 0, fmt.Errorf("aggregation %s: unexpected value %v", alias, v)
+	return out, nil
 }

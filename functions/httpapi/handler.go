@@ -128,6 +128,7 @@ var roomActions = map[string]route{
 	"typing":    {http.MethodPost, (*Handler).typing},
 	"state":     {http.MethodPost, (*Handler).state},
 	"receipts":  {http.MethodPost, (*Handler).receipts},
+	"occupancy": {http.MethodGet, (*Handler).occupancy},
 	"":          {http.MethodGet, (*Handler).room},
 }
 

@@ -83,6 +83,9 @@ type Policy struct {
 	AllowedUsers []string
 	// MaxParticipants, when positive, caps the room below the global cap.
 	MaxParticipants int
+	// PublicOccupancy lets anyone signed in read how many are in the room
+	// (see Occupancy); without it, outsiders learn nothing of the room.
+	PublicOccupancy bool
 }
 
 func (p *Policy) allows(uid string) bool {
