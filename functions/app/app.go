@@ -20,6 +20,7 @@ import (
 	"github.com/roomlease/roomlease/functions/httpapi"
 	"github.com/roomlease/roomlease/functions/leasetoken"
 	"github.com/roomlease/roomlease/functions/ratelimit"
+	"github.com/roomlease/roomlease/functions/summarize"
 	"github.com/roomlease/roomlease/functions/sweep"
 )
 
@@ -27,6 +28,9 @@ import (
 // adapters may not import each other (internal/layers), so this is where
 // that is checked.
 var _ sweep.Store = (*firestoredb.Store)(nil)
+
+// So is the summarizer's.
+var _ summarize.Store = (*firestoredb.Store)(nil)
 
 // App is a wired roomlease instance.
 type App struct {
@@ -37,7 +41,9 @@ type App struct {
 	// to Cloud Scheduler.
 	Sweeper      *sweep.Sweeper
 	SweepHandler http.Handler
-	client       *firestore.Client
+	// Summarizer refreshes large rooms' summaries while a sweep runs.
+	Summarizer *summarize.Summarizer
+	client     *firestore.Client
 }
 
 // New connects to Firestore and Firebase Auth as cfg says. With
@@ -99,7 +105,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		return nil, err
 	}
 	return &App{Config: cfg, Store: store, API: api, Sweeper: sweeper, SweepHandler: sweep.Handler(sweeper, log),
-		client: client}, nil
+		Summarizer: summarize.New(store, sweep.SleepContext, log), client: client}, nil
 }
 
 // Close releases the Firestore connection.

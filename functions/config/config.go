@@ -66,27 +66,30 @@ type Config struct {
 
 // Variable names, documented in docs/settings.md.
 const (
-	EnvProjectID        = "ROOMLEASE_PROJECT_ID"
-	EnvDatabase         = "ROOMLEASE_DATABASE"
-	EnvHeartbeat        = "ROOMLEASE_HEARTBEAT_INTERVAL"
-	EnvLease            = "ROOMLEASE_LEASE"
-	EnvRenewWhenLeft    = "ROOMLEASE_RENEW_WHEN_LEFT"
-	EnvEmptyRoomGrace   = "ROOMLEASE_EMPTY_ROOM_GRACE"
-	EnvMaxParticipants  = "ROOMLEASE_MAX_PARTICIPANTS"
-	EnvRevisionShards   = "ROOMLEASE_REVISION_SHARDS"
-	EnvRecordHorizon    = "ROOMLEASE_RECORD_HORIZON"
-	EnvSessionRetention = "ROOMLEASE_SESSION_RETENTION"
-	EnvAllowedOrigins   = "ROOMLEASE_ALLOWED_ORIGINS"
-	EnvLogLevel         = "ROOMLEASE_LOG_LEVEL"
-	EnvTypingExpiry     = "ROOMLEASE_TYPING_EXPIRY"
-	EnvRecentlyLeft     = "ROOMLEASE_RECENTLY_LEFT"
-	EnvAwayLease        = "ROOMLEASE_AWAY_LEASE"
-	EnvAwayHeartbeat    = "ROOMLEASE_AWAY_HEARTBEAT"
-	EnvClosingRetention = "ROOMLEASE_CLOSING_RETENTION"
-	EnvArchiveReceipts  = "ROOMLEASE_ARCHIVE_RECEIPTS"
-	EnvCleanupMode      = "ROOMLEASE_CLEANUP_MODE"
-	EnvSweepBudget      = "ROOMLEASE_SWEEP_BUDGET"
-	EnvSweepMaxPause    = "ROOMLEASE_SWEEP_MAX_PAUSE"
+	EnvProjectID       = "ROOMLEASE_PROJECT_ID"
+	EnvDatabase        = "ROOMLEASE_DATABASE"
+	EnvHeartbeat       = "ROOMLEASE_HEARTBEAT_INTERVAL"
+	EnvLease           = "ROOMLEASE_LEASE"
+	EnvRenewWhenLeft   = "ROOMLEASE_RENEW_WHEN_LEFT"
+	EnvEmptyRoomGrace  = "ROOMLEASE_EMPTY_ROOM_GRACE"
+	EnvMaxParticipants = "ROOMLEASE_MAX_PARTICIPANTS"
+	// EnvLargeRoomThreshold: the roster size from which a room is
+	// summarized (presence.Settings.LargeRoomThreshold).
+	EnvLargeRoomThreshold = "ROOMLEASE_LARGE_ROOM_THRESHOLD"
+	EnvRevisionShards     = "ROOMLEASE_REVISION_SHARDS"
+	EnvRecordHorizon      = "ROOMLEASE_RECORD_HORIZON"
+	EnvSessionRetention   = "ROOMLEASE_SESSION_RETENTION"
+	EnvAllowedOrigins     = "ROOMLEASE_ALLOWED_ORIGINS"
+	EnvLogLevel           = "ROOMLEASE_LOG_LEVEL"
+	EnvTypingExpiry       = "ROOMLEASE_TYPING_EXPIRY"
+	EnvRecentlyLeft       = "ROOMLEASE_RECENTLY_LEFT"
+	EnvAwayLease          = "ROOMLEASE_AWAY_LEASE"
+	EnvAwayHeartbeat      = "ROOMLEASE_AWAY_HEARTBEAT"
+	EnvClosingRetention   = "ROOMLEASE_CLOSING_RETENTION"
+	EnvArchiveReceipts    = "ROOMLEASE_ARCHIVE_RECEIPTS"
+	EnvCleanupMode        = "ROOMLEASE_CLEANUP_MODE"
+	EnvSweepBudget        = "ROOMLEASE_SWEEP_BUDGET"
+	EnvSweepMaxPause      = "ROOMLEASE_SWEEP_MAX_PAUSE"
 	// EnvAllowEmulators lets a deployed function run with an emulator
 	// variable set; see emulatorGuard.
 	EnvAllowEmulators = "ROOMLEASE_ALLOW_EMULATORS_IN_PRODUCTION"
@@ -242,6 +245,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	whole(EnvSweepBatch, &c.Sweep.BatchSize)
 	whole(EnvRevisionShards, &c.Presence.RevisionShards)
 	whole(EnvMaxParticipants, &c.Presence.MaxParticipants)
+	whole(EnvLargeRoomThreshold, &c.Presence.LargeRoomThreshold)
 	atLeastOne := func(name string, dst *int) {
 		whole(name, dst)
 		if *dst < 1 {

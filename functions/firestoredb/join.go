@@ -60,6 +60,9 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 		if plan.RoomStep == presence.NoRoomStep {
 			res.Session = plan.Session
 			res.Grant = s.grant(plan.Session, version) // the session's, as written
+			if plan.MarkLarge {
+				s.markLarge(ctx, req.RoomID) // after the commit: see summary.go
+			}
 			break
 		}
 		if step == maxRoomSteps {

@@ -181,9 +181,10 @@ func decodeSession(snap *firestore.DocumentSnapshot) (*presence.Session, error) 
 }
 
 type policyRecord struct {
-	AllowedUsers    []string `firestore:"allowedUsers"`
-	MaxParticipants int64    `firestore:"maxParticipants"`
-	PublicOccupancy bool     `firestore:"publicOccupancy"`
+	AllowedUsers       []string `firestore:"allowedUsers"`
+	MaxParticipants    int64    `firestore:"maxParticipants"`
+	PublicOccupancy    bool     `firestore:"publicOccupancy"`
+	LargeRoomThreshold int64    `firestore:"largeRoomThreshold"`
 	// UpdatedAt is written by the operator (a server timestamp) whenever
 	// the policy changes; the sweeper finds changed policies by it.
 	UpdatedAt *time.Time `firestore:"updatedAt"`
@@ -195,7 +196,7 @@ func decodePolicy(snap *firestore.DocumentSnapshot) (*presence.Policy, error) {
 		return nil, err
 	}
 	return &presence.Policy{AllowedUsers: rec.AllowedUsers, MaxParticipants: int(rec.MaxParticipants),
-		PublicOccupancy: rec.PublicOccupancy}, nil
+		PublicOccupancy: rec.PublicOccupancy, LargeRoomThreshold: int(rec.LargeRoomThreshold)}, nil
 }
 
 type typingRecord struct {

@@ -21,6 +21,13 @@ const (
 	// rooms/{roomId}/recentlyLeft/{uid}: users who recently went from the
 	// roster, and why (presence.Departure).
 	RecentlyLeftCollection = "recentlyLeft"
+	// rooms/{roomId}/summary/current: a large room's summary (see
+	// presence.Summary), what its listeners follow instead of the roster.
+	SummaryCollection = "summary"
+	SummaryDoc        = "current"
+	// largeRooms/{roomId}: the rooms the summarizer refreshes, marked by
+	// the joins that take a room across its threshold.
+	LargeRoomsCollection = "largeRooms"
 	// FieldLeftAt is when a departure's user went.
 	FieldLeftAt = "leftAt"
 	// roomClosings/{roomId}~{openedAtMicros}: the record of a torn-down room
@@ -104,4 +111,5 @@ const (
 // sessions: Firestore TTL does not delete subcollections with their parent,
 // so each level needs its own.
 var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection,
-	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection, RecentlyLeftCollection}
+	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection, RecentlyLeftCollection,
+	SummaryCollection, LargeRoomsCollection}

@@ -86,6 +86,9 @@ type Policy struct {
 	// PublicOccupancy lets anyone signed in read how many are in the room
 	// (see Occupancy); without it, outsiders learn nothing of the room.
 	PublicOccupancy bool
+	// LargeRoomThreshold, when positive, replaces
+	// Settings.LargeRoomThreshold for this room.
+	LargeRoomThreshold int
 }
 
 func (p *Policy) allows(uid string) bool {

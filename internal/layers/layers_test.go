@@ -37,6 +37,7 @@ var layers = map[string]layer{
 	"functions/firestoredb": adapter,
 	"functions/httpapi":     adapter,
 	"functions/sweep":       adapter,
+	"functions/summarize":   adapter,
 	"functions/auth":        adapter,
 	"functions/appcheck":    adapter,
 	"functions/logging":     leaf,
