@@ -116,7 +116,8 @@ func (s *Store) SummarizedRooms(ctx context.Context, limit int) ([]string, error
 // RefreshSummary refreshes roomID's summary if the last one is at least
 // presence.SummaryEvery old, and reports whether it wrote (or removed) it.
 //
-//  1. Read the summary as it stands, with its version.
+//  1. Read the summary as it stands, with its version, and the revision:
+//     a summary whose revision is still current is left as it is.
 //  2. One read-only transaction: the room, its policy, the shards' sums
 //     (count and revision of one snapshot), a sample of the roster, and
 //     the joins and departures since the previous summary. Read-only: it
@@ -140,6 +141,18 @@ func (s *Store) RefreshSummary(ctx context.Context, roomID string) (bool, error)
 	}
 	if prev != nil && !presence.SummaryDue(now, prev.AsOf) {
 		return false, nil
+	}
+	if prev != nil {
+		// Nothing visible changed since: the summary still holds (its
+		// count is the count at its revision, which is still current), and
+		// a quiet large room costs two reads a second, not a refresh.
+		rev, err := s.readRevision(ctx, roomID, nil)
+		if err != nil {
+			return false, storeError("reading a room's revision", err)
+		}
+		if rev == prev.Revision {
+			return false, nil
+		}
 	}
 	var sum presence.Summary
 	var keep bool

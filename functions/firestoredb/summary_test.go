@@ -83,6 +83,28 @@ func TestSummary_ALargeRoomIsSummarizedOnItsCadence(t *testing.T) {
 	}
 }
 
+// A summary whose revision is still current is left alone: a quiet large
+// room costs its summarizer two reads a second and its listeners nothing.
+func TestSummary_AQuietRoomIsNotRewritten(t *testing.T) {
+	f := MustOpenStore(t)
+	if _, err := f.client.Collection(firestoredb.PoliciesCollection).Doc("quiet").Set(f.ctx, map[string]any{"largeRoomThreshold": 2}); err != nil {
+		t.Fatal(err)
+	}
+	f.mustJoin(t, "quiet", "a", "s")
+	f.mustJoin(t, "quiet", "b", "s")
+	if wrote, err := f.store.RefreshSummary(f.ctx, "quiet"); err != nil || !wrote {
+		t.Fatalf("first refresh: %v %v", wrote, err)
+	}
+	f.clock.Advance(5 * time.Second)
+	ops := f.store.Ops()
+	if wrote, err := f.store.RefreshSummary(f.ctx, "quiet"); err != nil || wrote {
+		t.Fatalf("refresh of a quiet room: wrote %v, %v", wrote, err)
+	}
+	if d := f.store.Ops().Sub(ops); d.Reads != 2 || d.Writes != 0 {
+		t.Fatalf("refresh of a quiet room cost %+v, want 2 reads and no write", d)
+	}
+}
+
 // A room that shrinks to half its threshold loses its summary and its
 // mark, so that its listeners return to the roster; a room that opts in
 // to public occupancy keeps one whatever its size.
@@ -142,6 +164,7 @@ func TestSummary_TwoSummarizersWriteOncePerSecond(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Second)
+	f.mustJoin(t, "twice", "c", "s")
 	var wrote [2]bool
 	each(t, 2, func(i int) error {
 		var err error

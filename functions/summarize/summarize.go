@@ -35,9 +35,13 @@ type Store interface {
 }
 
 // MaxRooms bounds the rooms one pass refreshes; Parallel how many at once.
+// ListEvery is how often the list of summarized rooms is read again: a
+// room that has just become large gets its first summary within it, and a
+// deployment without large rooms costs two reads per ListEvery.
 const (
-	MaxRooms = 1000
-	Parallel = 8
+	MaxRooms  = 1000
+	Parallel  = 8
+	ListEvery = 15 * time.Second
 )
 
 // Summarizer refreshes summaries until its context ends.
@@ -45,6 +49,9 @@ type Summarizer struct {
 	store Store
 	sleep func(context.Context, time.Duration) error
 	log   *slog.Logger
+	// rooms is the list as last read, and passes until it is read again.
+	rooms     []string
+	listAfter int
 }
 
 // New returns a summarizer on store; sleep waits between passes (tests
@@ -71,12 +78,19 @@ func (z *Summarizer) Run(ctx context.Context) {
 }
 
 // Pass refreshes every summarized room once and returns how many
-// summaries it wrote; the first error, if any, after trying them all.
+// summaries it wrote; the first error, if any, after trying them all. It
+// reads the list of rooms on its first call and then every
+// ListEvery / SummaryEvery passes. A Summarizer is not for concurrent use.
 func (z *Summarizer) Pass(ctx context.Context) (int, error) {
-	rooms, err := z.store.SummarizedRooms(ctx, MaxRooms)
-	if err != nil {
-		return 0, err
+	if z.listAfter <= 0 {
+		rooms, err := z.store.SummarizedRooms(ctx, MaxRooms)
+		if err != nil {
+			return 0, err
+		}
+		z.rooms, z.listAfter = rooms, int(ListEvery/presence.SummaryEvery)
 	}
+	z.listAfter--
+	rooms := z.rooms
 	var (
 		mu      sync.Mutex
 		wrote   int
