@@ -122,14 +122,15 @@ type route struct {
 }
 
 var roomActions = map[string]route{
-	"join":      {http.MethodPost, (*Handler).join},
-	"heartbeat": {http.MethodPost, (*Handler).heartbeat},
-	"leave":     {http.MethodPost, (*Handler).leave},
-	"typing":    {http.MethodPost, (*Handler).typing},
-	"state":     {http.MethodPost, (*Handler).state},
-	"receipts":  {http.MethodPost, (*Handler).receipts},
-	"occupancy": {http.MethodGet, (*Handler).occupancy},
-	"":          {http.MethodGet, (*Handler).room},
+	"join":         {http.MethodPost, (*Handler).join},
+	"heartbeat":    {http.MethodPost, (*Handler).heartbeat},
+	"leave":        {http.MethodPost, (*Handler).leave},
+	"typing":       {http.MethodPost, (*Handler).typing},
+	"state":        {http.MethodPost, (*Handler).state},
+	"receipts":     {http.MethodPost, (*Handler).receipts},
+	"occupancy":    {http.MethodGet, (*Handler).occupancy},
+	"participants": {http.MethodGet, (*Handler).participants},
+	"":             {http.MethodGet, (*Handler).room},
 }
 
 // ServeHTTP routes by hand rather than with http.ServeMux so that every

@@ -60,6 +60,10 @@ type Store interface {
 	// NotVisible (ENotFound) for every other room, whether it exists or
 	// not, without reading anything of it but its policy.
 	Occupancy(ctx context.Context, roomID string) (Occupancy, error)
+	// RosterPage reads one page of a room's roster entries for one of its
+	// live participants. Returns NotVisible (ENotFound) for anyone else,
+	// as Roster does.
+	RosterPage(ctx context.Context, req RosterPageRequest) (RosterPage, error)
 }
 
 // ModeSetting is the cleanup mode an operator stored, as stored: what it
