@@ -25,6 +25,9 @@ const (
 	// presence.Summary), what its listeners follow instead of the roster.
 	SummaryCollection = "summary"
 	SummaryDoc        = "current"
+	// rooms/{roomId}/summary/occupancy: count, revision and asOf only, for
+	// outsiders of a room that opts in to public occupancy.
+	OccupancyDoc = "occupancy"
 	// largeRooms/{roomId}: the rooms the summarizer refreshes, marked by
 	// the joins that take a room across its threshold.
 	LargeRoomsCollection = "largeRooms"

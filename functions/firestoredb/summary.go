@@ -22,6 +22,20 @@ func (s *Store) summaryRef(roomID string) *firestore.DocumentRef {
 	return s.room(roomID).Collection(SummaryCollection).Doc(SummaryDoc)
 }
 
+// occupancyRef is the summary's nameless twin for outsiders of a room
+// that opts in to public occupancy: count, revision and asOf only.
+func (s *Store) occupancyRef(roomID string) *firestore.DocumentRef {
+	return s.room(roomID).Collection(SummaryCollection).Doc(OccupancyDoc)
+}
+
+type occupancyRecord struct {
+	RoomID   string    `firestore:"roomId"`
+	Count    int64     `firestore:"count"`
+	Revision int64     `firestore:"revision"`
+	AsOf     time.Time `firestore:"asOf"`
+	ExpireAt time.Time `firestore:"expireAt"`
+}
+
 func (s *Store) largeRoomRef(roomID string) *firestore.DocumentRef {
 	return s.client.Collection(LargeRoomsCollection).Doc(roomID)
 }
@@ -155,14 +169,16 @@ func (s *Store) RefreshSummary(ctx context.Context, roomID string) (bool, error)
 		}
 	}
 	var sum presence.Summary
-	var keep bool
+	var keep, public bool
 	err = s.transact(ctx, "reading a room for its summary", func(tx *txn, now time.Time) error {
 		var prevAsOf time.Time
 		if prev != nil {
 			prevAsOf = prev.AsOf
 		}
 		var err error
-		sum, keep, err = s.readSummary(ctx, tx, now, roomID, prevAsOf)
+		var policy *presence.Policy
+		sum, keep, policy, err = s.readSummary(ctx, tx, now, roomID, prevAsOf)
+		public = policy != nil && policy.PublicOccupancy
 		return err
 	}, firestore.ReadOnly)
 	if err != nil {
@@ -190,6 +206,12 @@ func (s *Store) RefreshSummary(ctx context.Context, roomID string) (bool, error)
 	}
 	if err == nil {
 		s.ops.write(1)
+		if public {
+			// Only the refresh whose condition held gets here, so one
+			// writer per period; names stay in the participants' summary.
+			err = s.setDoc(ctx, s.occupancyRef(roomID), occupancyRecord{RoomID: roomID, Count: rec.Count,
+				Revision: rec.Revision, AsOf: rec.AsOf, ExpireAt: rec.ExpireAt})
+		}
 	}
 	return ignoreLost(err)
 }
@@ -228,68 +250,69 @@ func summaryUpdates(rec summaryRecord) []firestore.Update {
 
 // readSummary is step 2 of RefreshSummary, in the read-only transaction
 // tx; keep is false when the room should lose its summary.
-func (s *Store) readSummary(ctx context.Context, tx *txn, now time.Time, roomID string, prevAsOf time.Time) (presence.Summary, bool, error) {
+// It also returns the room's policy (nil if none).
+func (s *Store) readSummary(ctx context.Context, tx *txn, now time.Time, roomID string, prevAsOf time.Time) (presence.Summary, bool, *presence.Policy, error) {
 	sum := presence.Summary{RoomID: roomID, AsOf: now, PreviousAsOf: prevAsOf, ExpireAt: now.Add(s.settings.RecordHorizon)}
 	snaps, err := tx.getAll(s.room(roomID), s.policy(roomID))
 	if err != nil {
-		return sum, false, err
+		return sum, false, nil, err
 	}
 	room, err := decodeRoom(snaps[0], roomID)
 	if err != nil || room == nil {
-		return sum, false, err
+		return sum, false, nil, err
 	}
 	policy, err := decodePolicy(snaps[1])
 	if err != nil {
-		return sum, false, err
+		return sum, false, policy, err
 	}
 	q := s.revisionShards(roomID).NewAggregationQuery().WithSum(FieldChanges, "revision").WithSum(FieldEntries, "entries")
 	sums, err := s.aggregateAll(ctx, q, tx, "revision", "entries")
 	if err != nil {
-		return sum, false, err
+		return sum, false, policy, err
 	}
 	sum.Revision, sum.Count = sums["revision"], int(sums["entries"])
 	if !room.EntriesCounted {
 		if sum.Count, err = s.countIndex(ctx, roomID, tx); err != nil {
-			return sum, false, err
+			return sum, false, policy, err
 		}
 	}
 	if !s.settings.KeepsSummary(sum.Count, policy) {
-		return sum, false, nil
+		return sum, false, policy, nil
 	}
 	entries := s.room(roomID).Collection(ParticipantsCollection)
 	sample, err := tx.query(entries.OrderBy("joinedAt", firestore.Asc).Limit(presence.SummarySample))
 	if err != nil {
-		return sum, false, err
+		return sum, false, policy, err
 	}
 	if sum.Sample, err = summaryEntries(sample, roomID); err != nil {
-		return sum, false, err
+		return sum, false, policy, err
 	}
 	if prevAsOf.IsZero() {
-		return sum, true, nil // the first summary: no "since"
+		return sum, true, policy, nil // the first summary: no "since"
 	}
 	joined, err := tx.query(entries.Where("joinedAt", ">", prevAsOf).OrderBy("joinedAt", firestore.Desc).Limit(presence.SummaryChanges + 1))
 	if err != nil {
-		return sum, false, err
+		return sum, false, policy, err
 	}
 	left, err := tx.query(s.room(roomID).Collection(RecentlyLeftCollection).Where(FieldLeftAt, ">", prevAsOf).
 		OrderBy(FieldLeftAt, firestore.Desc).Limit(presence.SummaryChanges + 1))
 	if err != nil {
-		return sum, false, err
+		return sum, false, policy, err
 	}
 	sum.Truncated = len(joined) > presence.SummaryChanges || len(left) > presence.SummaryChanges
 	if sum.Joined, err = summaryEntries(joined[:min(len(joined), presence.SummaryChanges)], roomID); err != nil {
-		return sum, false, err
+		return sum, false, policy, err
 	}
 	for _, snap := range left[:min(len(left), presence.SummaryChanges)] {
 		d, err := decodeDeparture(snap)
 		if err != nil {
-			return sum, false, err
+			return sum, false, policy, err
 		}
 		if d != nil {
 			sum.Left = append(sum.Left, *d)
 		}
 	}
-	return sum, true, nil
+	return sum, true, policy, nil
 }
 
 func summaryEntries(snaps []*firestore.DocumentSnapshot, roomID string) ([]presence.SummaryEntry, error) {

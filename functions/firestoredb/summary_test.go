@@ -53,6 +53,9 @@ func TestSummary_ALargeRoomIsSummarizedOnItsCadence(t *testing.T) {
 	if s["count"] != int64(3) || s["revision"] != int64(3) || s["mode"] != "large" || len(s["sample"].([]any)) != 3 {
 		t.Fatalf("summary %v, want 3 at revision 3 with a sample of 3", s)
 	}
+	if _, err := f.client.Doc("rooms/hall/summary/" + firestoredb.OccupancyDoc).Get(f.ctx); err == nil {
+		t.Fatal("a room without public occupancy got an occupancy summary")
+	}
 
 	// Within the second: joins and leaves do not touch it, nor does a
 	// refresh.
@@ -148,6 +151,14 @@ func TestSummary_ARoomThatShrinksLosesItsSummary(t *testing.T) {
 	}
 	if s := f.summary(t, "lobby"); s["count"] != int64(1) {
 		t.Fatalf("public room's summary %v, want a count of 1", s)
+	}
+	// Outsiders get the nameless twin: count, revision, asOf, nothing else.
+	snap, err := f.client.Doc("rooms/lobby/summary/" + firestoredb.OccupancyDoc).Get(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := snap.Data(); d["count"] != int64(1) || d["revision"] != int64(1) || len(d) != 5 {
+		t.Fatalf("occupancy summary %v, want roomId, count, revision, asOf, expireAt", d)
 	}
 }
 
