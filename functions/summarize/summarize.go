@@ -50,6 +50,9 @@ type Summarizer struct {
 	sleep func(context.Context, time.Duration) error
 	log   *slog.Logger
 	// rooms is the list as last read, and passes until it is read again.
+	// Guarded by mu: overlapping Sweep runs on one instance share the
+	// summarizer.
+	mu        sync.Mutex
 	rooms     []string
 	listAfter int
 }
@@ -80,17 +83,14 @@ func (z *Summarizer) Run(ctx context.Context) {
 // Pass refreshes every summarized room once and returns how many
 // summaries it wrote; the first error, if any, after trying them all. It
 // reads the list of rooms on its first call and then every
-// ListEvery / SummaryEvery passes. A Summarizer is not for concurrent use.
+// ListEvery / SummaryEvery passes. Concurrent passes (overlapping runs)
+// are safe: the store's conditional write keeps each summary to one
+// refresh per period.
 func (z *Summarizer) Pass(ctx context.Context) (int, error) {
-	if z.listAfter <= 0 {
-		rooms, err := z.store.SummarizedRooms(ctx, MaxRooms)
-		if err != nil {
-			return 0, err
-		}
-		z.rooms, z.listAfter = rooms, int(ListEvery/presence.SummaryEvery)
+	rooms, err := z.roomsToRefresh(ctx)
+	if err != nil {
+		return 0, err
 	}
-	z.listAfter--
-	rooms := z.rooms
 	var (
 		mu      sync.Mutex
 		wrote   int
@@ -116,4 +116,20 @@ func (z *Summarizer) Pass(ctx context.Context) (int, error) {
 	}
 	wg.Wait()
 	return wrote, first
+}
+
+// roomsToRefresh returns the list of summarized rooms, read again every
+// ListEvery / SummaryEvery calls.
+func (z *Summarizer) roomsToRefresh(ctx context.Context) ([]string, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.listAfter <= 0 {
+		rooms, err := z.store.SummarizedRooms(ctx, MaxRooms)
+		if err != nil {
+			return nil, err
+		}
+		z.rooms, z.listAfter = rooms, int(ListEvery/presence.SummaryEvery)
+	}
+	z.listAfter--
+	return z.rooms, nil
 }

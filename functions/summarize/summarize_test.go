@@ -54,3 +54,26 @@ func TestSummarizer_Pass(t *testing.T) {
 		}
 	}
 }
+
+// Overlapping Sweep runs on one instance share one summarizer: passes at
+// once are safe (run with -race).
+func TestSummarizer_ConcurrentPasses(t *testing.T) {
+	store := &fakeStore{refreshes: map[string]int{}}
+	z := summarize.New(store, nil, nil)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				if _, err := z.Pass(context.Background()); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if store.refreshes["a"] != 40 {
+		t.Fatalf("a refreshed %d times in 40 passes", store.refreshes["a"])
+	}
+}
