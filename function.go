@@ -70,10 +70,16 @@ func Presence(w http.ResponseWriter, r *http.Request) {
 }
 
 // Sweep runs the sweeper for one budget (about a minute); Cloud Scheduler
-// calls it every minute, so consecutive runs overlap a little.
+// calls it every minute, so consecutive runs overlap a little. Large
+// rooms' summaries are refreshed, once a second, while the run lasts.
 func Sweep(w http.ResponseWriter, r *http.Request) {
 	if a := instanceOrFail(w); a != nil {
+		ctx, stop := context.WithCancel(r.Context())
+		done := make(chan struct{})
+		go func() { a.Summarizer.Run(ctx); close(done) }()
 		a.SweepHandler.ServeHTTP(w, r)
+		stop()
+		<-done
 	}
 }
 

@@ -4,18 +4,31 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/roomlease/roomlease/bench/fanout"
 	"github.com/roomlease/roomlease/bench/harness"
 )
 
-// fanoutSizes are the rooms the fan-out is measured in.
-var fanoutSizes = []int{10, 100, 1000}
+// fanoutSizes are the rooms the fan-out is measured in; largeSizes those
+// whose summary listeners are measured under churn (large-room mode).
+var (
+	fanoutSizes = []int{10, 100, 1000, 10000}
+	largeSizes  = []int{1000, 10000}
+)
+
+// largeChurn is the churn large-room mode is measured under: 10 joins and
+// 10 leaves a second, for largeDuration.
+const (
+	largeChurn    = 10
+	largeDuration = 20 * time.Second
+)
 
 // FanoutRun is what `scripts/bench fanout` measured.
 type FanoutRun struct {
 	Changes []fanout.Result          `json:"changes"`
 	Hours   []fanout.ParticipantHour `json:"participantHours"`
+	Large   []fanout.LargeResult     `json:"largeRooms"`
 }
 
 // runFanout is `scripts/bench fanout`: what each change costs the listeners
@@ -28,18 +41,30 @@ func runFanout(ctx context.Context, o harness.Options) error {
 		return err
 	}
 	defer client.Close()
-	sizes := fanoutSizes
+	sizes, large := fanoutSizes, largeSizes
 	if o.Quick {
-		sizes = sizes[:2]
+		sizes, large = sizes[:2], []int{100}
 	}
 	var run FanoutRun
-	run.Changes, err = fanout.Measure(ctx, client, fanout.Options{Sizes: sizes,
+	// Settle: on a busy machine a listener of a room of 10 000 can take
+	// more than the default 750 ms to hear a change.
+	run.Changes, err = fanout.Measure(ctx, client, fanout.Options{Sizes: sizes, Settle: 2 * time.Second,
 		Log: func(format string, args ...any) { o.Log(fmt.Sprintf(format, args...)) }})
 	if err != nil {
 		return err
 	}
 	if run.Hours, err = fanout.MeasureHours(ctx, client); err != nil {
 		return err
+	}
+	for _, n := range large {
+		res, err := fanout.MeasureLarge(ctx, client, fanout.LargeOptions{Participants: n, ChurnPerSecond: largeChurn,
+			Duration: largeDuration, Sample: 10, Log: func(format string, args ...any) { o.Log(fmt.Sprintf(format, args...)) }})
+		if err != nil {
+			return fmt.Errorf("large room of %d: %w", n, err)
+		}
+		o.Log(fmt.Sprintf("fanout large: %d participants: %d summaries to each listener in %.1f s (%.2f a second), %d inexact; full mode %.2f documents per change",
+			n, res.DocsPerListener, res.Seconds, res.ReadsPerListenerPerSecond, res.Inexact, res.FullModeDocsPerChange))
+		run.Large = append(run.Large, res)
 	}
 	return o.Write("fanout", FanoutMarkdown(run, sizes), run)
 }
@@ -73,6 +98,16 @@ func FanoutMarkdown(run FanoutRun, sizes []int) string {
 			continue
 		}
 		fmt.Fprintf(&b, "| %s | %d / %d | %d | %s |\n", ch.Name, first.WriterReads, first.WriterWrites, first.DocsPerListener, strings.Join(cells, " | "))
+	}
+	if len(run.Large) > 0 {
+		b.WriteString("\nLarge-room mode: listeners follow the room's summary (one document, refreshed at most once a second) under a churn of joins and leaves; the full-mode listener set measured in the same room for comparison.\n\n")
+		b.WriteString("| participants | churn (joins + leaves) | seconds | summary documents per listener | per second | summaries seen | inexact counts | full mode: documents per change | full mode: reads per listener per second |\n|---|---|---|---|---|---|---|---|---|\n")
+		for _, l := range run.Large {
+			perSecond := float64(l.Joins+l.Leaves) / l.Seconds
+			fmt.Fprintf(&b, "| %s | %d + %d (%.1f a second) | %.1f | %d | %.2f | %d | %d | %.2f | %.1f |\n",
+				thousands(float64(l.Participants)), l.Joins, l.Leaves, perSecond, l.Seconds, l.DocsPerListener,
+				l.ReadsPerListenerPerSecond, l.Summaries, l.Inexact, l.FullModeDocsPerChange, l.FullModeDocsPerChange*perSecond)
+		}
 	}
 	b.WriteString("\n| mode | lease / heartbeat | requests | reads | writes | Firestore cost per 1 000 participant-hours |\n|---|---|---|---|---|---|\n")
 	for _, h := range run.Hours {

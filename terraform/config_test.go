@@ -311,6 +311,7 @@ func TestTerraform_EverySettingIsAVariable(t *testing.T) {
 		"ROOMLEASE_SWEEP_INTERVAL":                "deprecated name of ROOMLEASE_SWEEP_MAX_PAUSE",
 		"ROOMLEASE_ALLOW_EMULATORS_IN_PRODUCTION": "a local-development escape hatch, never deployed",
 		"ROOMLEASE_LEASE_TOKEN_KEY":               "a secret: secret_environment_variables, from var.lease_token_key",
+		"ROOMLEASE_SERVER_TIMING":                 "benchmarks only: replies that tell how busy the backend is",
 	}
 	set := cfg.envNames(t)
 	for name := range known {

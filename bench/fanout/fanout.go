@@ -151,6 +151,8 @@ func (r *Room) granted(g presence.Grant, err error) error {
 
 func newRoom(ctx context.Context, client *firestore.Client, id string, n int) (*Room, error) {
 	settings := presence.DefaultSettings()
+	// Room for n and for the churn that large-room mode adds.
+	settings.MaxParticipants = max(settings.MaxParticipants, n+1000)
 	c := measure.NewStoppedClock(time.Now().UTC())
 	r := &Room{client: client, settings: settings, clock: c, id: id, refs: make([]presence.SessionRef, n)}
 	r.store = firestoredb.New(client, settings, c.Now)

@@ -75,3 +75,29 @@ func TestMeasureHours_ForegroundAndAway(t *testing.T) {
 		t.Errorf("away costs %d writes an hour, foreground %d: a hidden tab must cost far less", away.Writes, fg.Writes)
 	}
 }
+
+// In large-room mode a listener follows the summary: it receives at most
+// one document per second of churn (the summarizer's cadence), and every
+// summary states the exact count at its revision.
+func TestMeasureLarge_OneSummaryASecondExactAtItsRevision(t *testing.T) {
+	client, _ := emulatortest.Firestore(t)
+	res, err := fanout.MeasureLarge(context.Background(), client, fanout.LargeOptions{
+		Participants: 6, ChurnPerSecond: 2, Duration: 3 * time.Second, Sample: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Joins == 0 || res.Leaves == 0 || res.Summaries == 0 {
+		t.Fatalf("nothing measured: %+v", res)
+	}
+	// The first summary came before the listeners; each later one at
+	// least a second after the one before.
+	if limit := int64(res.Seconds) + 2; res.DocsPerListener > limit {
+		t.Fatalf("a summary listener received %d documents in %.1f s, more than one a second: %+v", res.DocsPerListener, res.Seconds, res)
+	}
+	if res.Inexact != 0 {
+		t.Fatalf("%d of %d summaries stated a count that is not the roster's at their revision: %+v", res.Inexact, res.Summaries, res)
+	}
+	if res.FullModeDocsPerChange < 1 {
+		t.Fatalf("the full-mode listener received %.2f documents per change: %+v", res.FullModeDocsPerChange, res)
+	}
+}

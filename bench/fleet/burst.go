@@ -40,8 +40,10 @@ func burst(ctx context.Context, apis []*workload.API, members []*crowdMember, se
 			api := apis[i%len(apis)]
 			ready.Done()
 			<-start
-			r := send(ctx, api, m)
-			attempts[i] = Attempt{Process: i % len(apis), OK: r.Err == nil && r.Status == 200, Outcome: r.Outcome(), Ms: float64(r.Done.Sub(r.Sent)) / float64(time.Millisecond)}
+			sctx, steps := workload.WithServerSteps(ctx)
+			r := send(sctx, api, m)
+			attempts[i] = Attempt{Process: i % len(apis), OK: r.Err == nil && r.Status == 200, Outcome: r.Outcome(), Ms: float64(r.Done.Sub(r.Sent)) / float64(time.Millisecond),
+				Steps: steps.Ms}
 		}()
 	}
 	ready.Wait()

@@ -31,6 +31,20 @@ func TestSummarizeBurst(t *testing.T) {
 			t.Fatalf("%+v", s)
 		}
 	})
+	t.Run("SummarizesTheServersStepsOfAnsweredRequests", func(t *testing.T) {
+		attempts := []Attempt{
+			{OK: true, Outcome: "200", Ms: 30, Steps: map[string]float64{"join-txn": 20, "join-size": 5}},
+			{OK: true, Outcome: "200", Ms: 50, Steps: map[string]float64{"join-txn": 40}},
+			{Outcome: "timeout", Ms: 10000},
+		}
+		s := SummarizeBurst(attempts, 10000)
+		if s.Steps["join-txn"].N != 2 || s.Steps["join-txn"].Max != 40 || s.Steps["join-size"].N != 1 {
+			t.Fatalf("steps %+v", s.Steps)
+		}
+		if md := stepCell(s.Steps["join-size"], true); !strings.Contains(md, "(1)") {
+			t.Fatalf("step cell %q", md)
+		}
+	})
 	t.Run("Empty", func(t *testing.T) {
 		s := SummarizeBurst(nil, 10000)
 		if s.Attempts != 0 || s.P99Censored || s.Latency.N != 0 {

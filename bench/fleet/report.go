@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/roomlease/roomlease/bench/render"
+	"github.com/roomlease/roomlease/bench/workload"
 )
 
 // Markdown renders the fleet scenario's tables.
@@ -23,6 +24,8 @@ func Markdown(r *Report) string {
 		ob, sb := one.burst(ratio.Op), sep.burst(ratio.Op)
 		fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s |\n", ratio.Processes, ratio.Crowd, ratio.Op, burstCells(ob), burstCells(sb), ratioCell(ratio))
 	}
+
+	writeSteps(&b, r)
 
 	b.WriteString("\nChecks of the one-room cases (after the joins settled, the roster read with `GET /v1/rooms/{id}` as a participant; after the leaves, the room document as a Firestore listener saw it):\n\n")
 	b.WriteString("| processes | crowd | acknowledged joins on the roster | listed without an acknowledged join | sessionCount ≠ 1 | roster / entries in Firestore | redone unmeasured (joins, leaves) | entered suspected_empty | generation unchanged | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
@@ -70,6 +73,43 @@ func Markdown(r *Report) string {
 		fmt.Fprintf(&b, "- %d process(es), %d users, %s: %s.\n", c.Processes, c.Crowd, rooms, strings.Join(parts, "; "))
 	}
 	return b.String()
+}
+
+// stepOrder is the order in which a join's and a leave's steps happen.
+var stepOrder = []string{"gates", "join-txn", "join-size", "join-room", "join-revision", "leave-txn", "leave-settle"}
+
+// writeSteps renders, for each crowd and operation, the server's own time
+// in each step (its Server-Timing header), p50 / p99 in one room beside
+// the same in separate rooms: which step the shared room makes slow.
+func writeSteps(b *strings.Builder, r *Report) {
+	wrote := false
+	for _, ratio := range r.Ratios {
+		one, sep := findCase(r.Cases, ratio.Processes, ratio.Crowd, "one"), findCase(r.Cases, ratio.Processes, ratio.Crowd, "separate")
+		if one == nil || sep == nil {
+			continue
+		}
+		ob, sb := one.burst(ratio.Op), sep.burst(ratio.Op)
+		for _, step := range stepOrder {
+			os, okOne := ob.Steps[step]
+			ss, okSep := sb.Steps[step]
+			if !okOne && !okSep {
+				continue
+			}
+			if !wrote {
+				b.WriteString("\nWhere the time went, as each server process timed its steps (Server-Timing; answered requests only; p50 / p99, n):\n\n")
+				b.WriteString("| processes | crowd | step | one room | separate rooms |\n|---|---|---|---|---|\n")
+				wrote = true
+			}
+			fmt.Fprintf(b, "| %d | %d | %s | %s | %s |\n", ratio.Processes, ratio.Crowd, step, stepCell(os, okOne), stepCell(ss, okSep))
+		}
+	}
+}
+
+func stepCell(s workload.Summary, ok bool) string {
+	if !ok || s.N == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%s / %s (%d)", render.Ms(s.P50), render.Ms(s.P99), s.N)
 }
 
 func (c *Case) burst(op string) BurstSummary {

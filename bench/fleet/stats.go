@@ -10,6 +10,9 @@ type Attempt struct {
 	OK      bool    `json:"ok"`
 	Outcome string  `json:"outcome"` // "200", "503 unavailable", "timeout", "transport"
 	Ms      float64 `json:"ms"`      // send → answer, or send → failure
+	// Steps are the server's own times of its steps (Server-Timing), ms
+	// by step name; nil when no answer came.
+	Steps map[string]float64 `json:"steps,omitempty"`
 }
 
 // BurstSummary is what one burst (a crowd joining or leaving at once) did.
@@ -26,18 +29,33 @@ type BurstSummary struct {
 	MaxCensored bool             `json:"maxAtTimeout"`
 	Outcomes    map[string]int   `json:"outcomes"`
 	TimeoutMs   float64          `json:"timeoutMs"`
+	// Steps summarizes, per server step (steptime names: gates, join-txn,
+	// join-size, join-room, join-revision, leave-txn, leave-settle), the
+	// times the answered requests reported; a request that timed out on
+	// the client reported none, so these describe the answered ones.
+	Steps map[string]workload.Summary `json:"steps,omitempty"`
 }
 
 // SummarizeBurst summarizes attempts made with a client timeout of timeoutMs.
 func SummarizeBurst(attempts []Attempt, timeoutMs float64) BurstSummary {
 	s := BurstSummary{Attempts: len(attempts), Outcomes: map[string]int{}, TimeoutMs: timeoutMs}
 	vals := make([]float64, 0, len(attempts))
+	steps := map[string][]float64{}
 	for _, a := range attempts {
 		if a.OK {
 			s.OK++
 		}
 		s.Outcomes[a.Outcome]++
 		vals = append(vals, a.Ms)
+		for name, ms := range a.Steps {
+			steps[name] = append(steps[name], ms)
+		}
+	}
+	if len(steps) > 0 {
+		s.Steps = map[string]workload.Summary{}
+		for name, v := range steps {
+			s.Steps[name] = workload.Summarize(v)
+		}
 	}
 	s.Latency = workload.Summarize(vals)
 	if s.Latency.N > 0 {

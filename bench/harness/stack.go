@@ -33,6 +33,8 @@ func (o Options) ServerEnv(hb, lease, grace time.Duration) map[string]string {
 		"ROOMLEASE_IP_RATE_LIMIT":     "0",
 		"ROOMLEASE_AUTH_LOOKUP_RATE":  "1000000",
 		"ROOMLEASE_AUTH_LOOKUP_BURST": "1000000",
+		// Replies say where their time went (workload.WithServerSteps).
+		"ROOMLEASE_SERVER_TIMING": "true",
 	}
 }
 

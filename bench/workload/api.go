@@ -72,7 +72,7 @@ type API struct {
 // NewAPI returns a client of the API at base.
 func NewAPI(base string) *API {
 	tr := &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: 90 * time.Second}
-	a := &API{Base: base, HTTP: &http.Client{Transport: tr, Timeout: 60 * time.Second}, stats: map[Op]*OpStats{}}
+	a := &API{Base: base, HTTP: &http.Client{Transport: timingTransport{tr}, Timeout: 60 * time.Second}, stats: map[Op]*OpStats{}}
 	for _, op := range Ops {
 		a.stats[op] = &OpStats{codes: map[string]int64{}}
 	}

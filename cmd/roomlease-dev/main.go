@@ -83,6 +83,9 @@ func main() {
 				a.Sweeper.Run(ctx)
 			}
 		}()
+		// Large rooms' summaries, once a second, as the Sweep function
+		// refreshes them while it runs.
+		go a.Summarizer.Run(ctx)
 	}
 
 	if *webDir != "" {

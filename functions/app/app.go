@@ -22,6 +22,7 @@ import (
 	"github.com/roomlease/roomlease/functions/logging"
 	"github.com/roomlease/roomlease/functions/pubsubevents"
 	"github.com/roomlease/roomlease/functions/ratelimit"
+	"github.com/roomlease/roomlease/functions/summarize"
 	"github.com/roomlease/roomlease/functions/sweep"
 )
 
@@ -29,6 +30,9 @@ import (
 // adapters may not import each other (internal/layers), so this is where
 // that is checked.
 var _ sweep.Store = (*firestoredb.Store)(nil)
+
+// So is the summarizer's.
+var _ summarize.Store = (*firestoredb.Store)(nil)
 
 // App is a wired roomlease instance.
 type App struct {
@@ -39,8 +43,10 @@ type App struct {
 	// to Cloud Scheduler.
 	Sweeper      *sweep.Sweeper
 	SweepHandler http.Handler
-	client       *firestore.Client
-	events       *pubsubevents.Publisher // nil: events off
+	// Summarizer refreshes large rooms' summaries while a sweep runs.
+	Summarizer *summarize.Summarizer
+	client     *firestore.Client
+	events     *pubsubevents.Publisher // nil: events off
 }
 
 // New connects to Firestore and Firebase Auth as cfg says. With
@@ -71,6 +77,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		ProjectID: cfg.ProjectID, Database: cfg.DatabaseID,
 		AllowedOrigins: cfg.AllowedOrigins, Logger: log, AppCheckMode: cfg.AppCheckMode, AllowClientNames: cfg.AllowClientNames,
 		MinClientVersions: cfg.MinClientVersions, Emulators: cfg.Emulators,
+		ServerTiming: cfg.ServerTiming,
 	}
 	if cfg.ServiceReads.Enabled() {
 		services, err := auth.NewServiceVerifier(ctx, auth.ServiceOptions{Accounts: cfg.ServiceReads.Accounts, Audience: cfg.ServiceReads.Audience})
@@ -129,6 +136,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	}
 	// Every line a request writes names the request's trace.
 	a.Sweeper, a.SweepHandler = sweeper, logging.Traced(cfg.ProjectID, sweep.Handler(sweeper, log))
+	a.Summarizer = summarize.New(store, sweep.SleepContext, log)
 	return a, nil
 }
 

@@ -65,6 +65,9 @@ type Config struct {
 	// Emulators are FIRESTORE_EMULATOR_HOST and FIREBASE_AUTH_EMULATOR_HOST:
 	// a local server tells clients in GET /v1/config where they are.
 	Emulators httpapi.Emulators
+	// ServerTiming sends room replies with a Server-Timing header of
+	// their steps (ROOMLEASE_SERVER_TIMING=true; the benchmarks).
+	ServerTiming bool
 	// Warnings are settings that work but should change (deprecated
 	// names); the caller logs them once the logger is set up.
 	Warnings []string
@@ -72,25 +75,28 @@ type Config struct {
 
 // Variable names, documented in docs/settings.md.
 const (
-	EnvProjectID        = "ROOMLEASE_PROJECT_ID"
-	EnvDatabase         = "ROOMLEASE_DATABASE"
-	EnvHeartbeat        = "ROOMLEASE_HEARTBEAT_INTERVAL"
-	EnvLease            = "ROOMLEASE_LEASE"
-	EnvRenewWhenLeft    = "ROOMLEASE_RENEW_WHEN_LEFT"
-	EnvEmptyRoomGrace   = "ROOMLEASE_EMPTY_ROOM_GRACE"
-	EnvMaxParticipants  = "ROOMLEASE_MAX_PARTICIPANTS"
-	EnvRevisionShards   = "ROOMLEASE_REVISION_SHARDS"
-	EnvRecordHorizon    = "ROOMLEASE_RECORD_HORIZON"
-	EnvSessionRetention = "ROOMLEASE_SESSION_RETENTION"
-	EnvAllowedOrigins   = "ROOMLEASE_ALLOWED_ORIGINS"
-	EnvLogLevel         = "ROOMLEASE_LOG_LEVEL"
-	EnvTypingExpiry     = "ROOMLEASE_TYPING_EXPIRY"
-	EnvRecentlyLeft     = "ROOMLEASE_RECENTLY_LEFT"
-	EnvAwayLease        = "ROOMLEASE_AWAY_LEASE"
-	EnvAwayHeartbeat    = "ROOMLEASE_AWAY_HEARTBEAT"
-	EnvClosingRetention = "ROOMLEASE_CLOSING_RETENTION"
-	EnvArchiveReceipts  = "ROOMLEASE_ARCHIVE_RECEIPTS"
-	EnvCleanupMode      = "ROOMLEASE_CLEANUP_MODE"
+	EnvProjectID       = "ROOMLEASE_PROJECT_ID"
+	EnvDatabase        = "ROOMLEASE_DATABASE"
+	EnvHeartbeat       = "ROOMLEASE_HEARTBEAT_INTERVAL"
+	EnvLease           = "ROOMLEASE_LEASE"
+	EnvRenewWhenLeft   = "ROOMLEASE_RENEW_WHEN_LEFT"
+	EnvEmptyRoomGrace  = "ROOMLEASE_EMPTY_ROOM_GRACE"
+	EnvMaxParticipants = "ROOMLEASE_MAX_PARTICIPANTS"
+	// EnvLargeRoomThreshold: the roster size from which a room is
+	// summarized (presence.Settings.LargeRoomThreshold).
+	EnvLargeRoomThreshold = "ROOMLEASE_LARGE_ROOM_THRESHOLD"
+	EnvRevisionShards     = "ROOMLEASE_REVISION_SHARDS"
+	EnvRecordHorizon      = "ROOMLEASE_RECORD_HORIZON"
+	EnvSessionRetention   = "ROOMLEASE_SESSION_RETENTION"
+	EnvAllowedOrigins     = "ROOMLEASE_ALLOWED_ORIGINS"
+	EnvLogLevel           = "ROOMLEASE_LOG_LEVEL"
+	EnvTypingExpiry       = "ROOMLEASE_TYPING_EXPIRY"
+	EnvRecentlyLeft       = "ROOMLEASE_RECENTLY_LEFT"
+	EnvAwayLease          = "ROOMLEASE_AWAY_LEASE"
+	EnvAwayHeartbeat      = "ROOMLEASE_AWAY_HEARTBEAT"
+	EnvClosingRetention   = "ROOMLEASE_CLOSING_RETENTION"
+	EnvArchiveReceipts    = "ROOMLEASE_ARCHIVE_RECEIPTS"
+	EnvCleanupMode        = "ROOMLEASE_CLEANUP_MODE"
 	// EnvEnforceShare and EnvReconnectWindow are the rollout's: the share
 	// of rooms enforce mode tears down, and the window after a teardown
 	// candidate in which a join counts as a reconnect.
@@ -112,6 +118,8 @@ const (
 	// EnvClientNames is identity (the ID token's name wins) or allow (the
 	// client's displayName wins).
 	EnvClientNames = "ROOMLEASE_CLIENT_NAMES"
+	// EnvServerTiming (true or false) adds Server-Timing to room replies.
+	EnvServerTiming = "ROOMLEASE_SERVER_TIMING"
 )
 
 // The per-user caps (abuse limits), also in docs/settings.md.
@@ -198,6 +206,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	default:
 		errs = append(errs, fmt.Errorf("%s=%q: use identity (the ID token's name is shown) or allow (the client's displayName is)", EnvClientNames, v))
 	}
+	if v := getenv(EnvServerTiming); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q is not true or false", EnvServerTiming, v))
+		}
+		c.ServerTiming = b
+	}
 	if v := getenv(EnvArchiveReceipts); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -258,6 +273,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	whole(EnvSweepBatch, &c.Sweep.BatchSize)
 	whole(EnvRevisionShards, &c.Presence.RevisionShards)
 	whole(EnvMaxParticipants, &c.Presence.MaxParticipants)
+	whole(EnvLargeRoomThreshold, &c.Presence.LargeRoomThreshold)
 	atLeastOne := func(name string, dst *int) {
 		whole(name, dst)
 		if *dst < 1 {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/steptime"
 )
 
 // maxRoomSteps bounds how often one join may find the room needing a
@@ -22,10 +23,11 @@ const maxRoomSteps = 5
 // issues a new generation with a fresh lease.
 //
 //  1. One transaction reads the room, the user's entry and sessions, the
-//     policy and, for a new user, the roster's size and the user's
-//     per-user document (the rooms cap); it writes the session, the entry
-//     if it changed, the revision shard of this user and, for a new
-//     entry, the per-user document. It reads
+//     policy and, for a new user, the roster's size (the shards' entry
+//     counts, see revision.go) and the user's per-user document (the rooms
+//     cap); it writes the session, the entry if it changed, the revision
+//     shard of this user (+1, and the new entry on its count) and, for a
+//     new entry, the per-user document. It reads
 //     the room document but never writes it: a teardown that decided on the
 //     room waits for it or makes it retry, and concurrent joins of other
 //     users share only read locks.
@@ -50,23 +52,33 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	req.Allowance = req.Allowance.Once() // asked once, whatever the attempts (chosen.go)
 	var res presence.JoinResult
 	for step := 0; ; step++ {
+		began := time.Now()
 		plan, version, err := s.joinOnce(ctx, req)
+		steptime.Since(ctx, stepJoinTxn, began)
 		if err != nil {
 			return res, err
 		}
 		if plan.RoomStep == presence.NoRoomStep {
 			res.Session, res.Held = plan.Session, plan.Held
 			res.Grant = s.grant(plan.Session, version) // the session's, as written
+			if plan.MarkLarge {
+				s.markLarge(ctx, req.RoomID) // after the commit: see summary.go
+			}
 			break
 		}
 		if step == maxRoomSteps {
 			return res, presence.Errorf(presence.EUnavailable, "the room kept changing while joining; retry")
 		}
-		if err := s.stepRoom(ctx, plan, version); err != nil {
+		began = time.Now()
+		err = s.stepRoom(ctx, plan, version)
+		steptime.Since(ctx, stepJoinRoom, began)
+		if err != nil {
 			return res, err
 		}
 	}
+	began := time.Now()
 	rev, err := s.readRevision(ctx, req.RoomID, nil)
+	steptime.Since(ctx, stepJoinRevision, began)
 	if err != nil {
 		return res, storeError("join: reading the revision", err)
 	}
@@ -106,18 +118,13 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 			}
 		}
 		if st.Room != nil && st.Room.State == presence.StateActive && st.Participant == nil {
-			// A new user: the cap needs the roster's size. Counted outside
-			// the transaction first (no lock), and again inside it only
-			// when the room is near its cap, where concurrent joins must
-			// then take turns for the last places.
-			if st.Entries, err = s.countEntries(ctx, req.RoomID, nil); err != nil {
+			// A new user: the cap needs the roster's size, read from the
+			// revision shards (revision.go: O(shards), exact at the cap).
+			began := time.Now()
+			if st.Entries, err = s.joinRosterSize(ctx, tx, *st.Room, st.Policy); err != nil {
 				return err
 			}
-			if s.settings.CountExactly(st.Entries, st.Policy) {
-				if st.Entries, err = s.countEntries(ctx, req.RoomID, tx); err != nil {
-					return err
-				}
-			}
+			steptime.Since(ctx, stepJoinSize, began)
 		}
 		s.pause(hookAfterJoinReads)
 		if plan, err = s.planJoin(now, st, req); err != nil {
@@ -139,7 +146,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 			}
 		}
 		if plan.WriteParticipant {
-			if err := s.countChange(tx, now, req.RoomID, req.ParticipantID, nil); err != nil {
+			if err := s.countJoin(tx, now, req.RoomID, req.ParticipantID, plan.AddsEntry); err != nil {
 				return err
 			}
 			if err := s.emit(tx, now, event, st.Participant, &plan.Participant, ""); err != nil {

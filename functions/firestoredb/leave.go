@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/steptime"
 )
 
 // Leave ends ref's session if its generation is still the stored one, and
@@ -23,6 +24,7 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 		return presence.LeaveResult{}, err
 	}
 	var plan presence.DeparturePlan
+	began := time.Now()
 	err := s.transact(ctx, "leave", func(tx *txn, now time.Time) error {
 		st, err := s.readDeparture(ctx, tx, now, ref.SessionKey)
 		if err != nil {
@@ -31,6 +33,7 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 		plan = s.settings.PlanLeave(now, st, ref)
 		return s.applyDeparture(tx, now, ref.SessionKey, st.Participant, plan)
 	})
+	steptime.Since(ctx, stepLeaveTxn, began)
 	if err != nil {
 		return presence.LeaveResult{}, err
 	}
@@ -44,7 +47,10 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 		// instance leaves it to the sweeper.
 		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 		defer cancel()
-		if room, _, err := s.settleEmptiness(settleCtx, ref.RoomID, plan.DepartedAt); err == nil && room != nil {
+		began = time.Now()
+		room, _, err := s.settleEmptiness(settleCtx, ref.RoomID, plan.DepartedAt)
+		steptime.Since(ctx, stepLeaveSettle, began)
+		if err == nil && room != nil {
 			res.CleanupAfter = room.CleanupAfter
 		}
 	}

@@ -44,12 +44,16 @@ type roomRecord struct {
 	// it existed, which reads as the zero time: their next lifecycle write
 	// refreshes the shards.
 	RevisionExpireAt time.Time `firestore:"revisionExpireAt"`
+	// EntriesCounted: see presence.Room. Absent (false) in rooms created
+	// before the shards counted entries.
+	EntriesCounted bool `firestore:"entriesCounted"`
 }
 
 func roomToRecord(r presence.Room) roomRecord {
 	rec := roomRecord{
 		RoomID: r.ID, State: string(r.State), Generation: r.Generation, TeardownReported: r.TeardownReported,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpireAt: r.ExpireAt, RevisionExpireAt: r.RevisionExpireAt,
+		EntriesCounted: r.EntriesCounted,
 	}
 	rec.EmptySince = optionalTime(r.EmptySince)
 	rec.CleanupAfter = optionalTime(r.CleanupAfter)
@@ -60,6 +64,7 @@ func (rec roomRecord) room(id string) presence.Room {
 	r := presence.Room{
 		ID: id, State: presence.RoomState(rec.State), Generation: rec.Generation, TeardownReported: rec.TeardownReported,
 		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt, RevisionExpireAt: rec.RevisionExpireAt,
+		EntriesCounted: rec.EntriesCounted,
 	}
 	if rec.CleanupAfter != nil {
 		r.CleanupAfter = *rec.CleanupAfter
@@ -176,8 +181,10 @@ func decodeSession(snap *firestore.DocumentSnapshot) (*presence.Session, error) 
 }
 
 type policyRecord struct {
-	AllowedUsers    []string `firestore:"allowedUsers"`
-	MaxParticipants int64    `firestore:"maxParticipants"`
+	AllowedUsers       []string `firestore:"allowedUsers"`
+	MaxParticipants    int64    `firestore:"maxParticipants"`
+	PublicOccupancy    bool     `firestore:"publicOccupancy"`
+	LargeRoomThreshold int64    `firestore:"largeRoomThreshold"`
 	// UpdatedAt is written by the operator (a server timestamp) whenever
 	// the policy changes; the sweeper finds changed policies by it.
 	UpdatedAt *time.Time `firestore:"updatedAt"`
@@ -188,7 +195,8 @@ func decodePolicy(snap *firestore.DocumentSnapshot) (*presence.Policy, error) {
 	if rec == nil || err != nil {
 		return nil, err
 	}
-	return &presence.Policy{AllowedUsers: rec.AllowedUsers, MaxParticipants: int(rec.MaxParticipants)}, nil
+	return &presence.Policy{AllowedUsers: rec.AllowedUsers, MaxParticipants: int(rec.MaxParticipants),
+		PublicOccupancy: rec.PublicOccupancy, LargeRoomThreshold: int(rec.LargeRoomThreshold)}, nil
 }
 
 type typingRecord struct {
@@ -271,8 +279,12 @@ func closingToRecord(c presence.Closing) closingRecord {
 // removed an entry, MayBeEmptyAt) without reading it, so that concurrent
 // changes do not lock each other out.
 type revisionShardRecord struct {
-	RoomID       string     `firestore:"roomId"`
-	Changes      int64      `firestore:"changes"`
+	RoomID  string `firestore:"roomId"`
+	Changes int64  `firestore:"changes"`
+	// Entries is how many roster entries the users of this shard added
+	// less how many went: the roster's size is the sum over the shards
+	// (see revision.go).
+	Entries      int64      `firestore:"entries"`
 	MayBeEmptyAt *time.Time `firestore:"mayBeEmptyAt"`
 	DepartedAt   *time.Time `firestore:"departedAt"`
 	ExpireAt     time.Time  `firestore:"expireAt"`

@@ -9,6 +9,8 @@ import (
 
 	"cloud.google.com/go/firestore"
 	"cloud.google.com/go/firestore/apiv1/firestorepb"
+
+	"github.com/roomlease/roomlease/functions/presence"
 )
 
 // The room's revision and roster size, without a room-wide document that
@@ -20,8 +22,31 @@ import (
 // the transaction does not read the shard, so it takes no lock on it that
 // another user's change would wait for or deadlock with. The revision is
 // the sum of the shards (one aggregation read); it rises by exactly one per
-// visible change. The roster's size is a count() of the entries, also one
-// read per thousand entries, and exact by construction.
+// visible change.
+//
+// The roster's size rides on the same writes: a change that adds a roster
+// entry also adds one to its shard's `entries`, one that removes an entry
+// takes one off, in the transaction that adds or removes the entry. So the
+// sum of `entries` over the shards is the number of entries, at any
+// snapshot, for a room whose every entry was counted (EntriesCounted: a
+// room created by a version that counts). A join reads that sum, O(shards)
+// whatever the roster's size, instead of a count() of the entries, which
+// reads one index entry per participant (O(N) per join, O(N²) per crowd).
+//
+// Exact at the cap. A join far from the cap (more than ExactCapMargin
+// places left, judged by the sum read beside its transaction) cannot take
+// the room over the cap, whatever else commits meanwhile, unless more than
+// ExactCapMargin joins race at once. A join within the margin reads every
+// shard inside its transaction. Every entry added or removed writes a
+// shard in the transaction that adds or removes it, so such a join's reads
+// conflict with every concurrent change of the roster's size: Firestore
+// either commits that change before the join's reads, or makes one of the
+// two wait or retry. The sum the join saw is therefore the size at its
+// commit, and two joins racing for the last place cannot both see it free
+// (each read the shard the other writes): one is admitted, the other
+// refused (TestJoin_CapRaceOnTheShards forces this on two clients). Joins
+// near the cap take turns; joins of different users far from it still
+// write only their own documents and their shard by blind increment.
 
 func (s *Store) revisionShards(roomID string) *firestore.CollectionRef {
 	return s.room(roomID).Collection(RevisionsCollection)
@@ -39,17 +64,34 @@ func (s *Store) revisionShard(roomID, uid string) *firestore.DocumentRef {
 // adds to the room's revision. entryRemoved also marks the room for the
 // sweeper's emptiness re-check, with the departure's time (see
 // FieldMayBeEmptyAt).
+//
+// It also takes the removed entry off the shard's count of entries.
 func (s *Store) countChange(tx *txn, now time.Time, roomID, uid string, entryRemoved *time.Time) error {
-	fields := map[string]any{
+	fields := s.changeFields(now, roomID)
+	if entryRemoved != nil {
+		fields[FieldMayBeEmptyAt] = now
+		fields[FieldDepartedAt] = *entryRemoved
+		fields[FieldEntries] = firestore.Increment(-1)
+	}
+	return tx.set(s.revisionShard(roomID, uid), fields, firestore.MergeAll)
+}
+
+// countJoin stages, in tx, the +1 of a join's visible change, and, when
+// the join adds uid's roster entry, that entry on the shard's count.
+func (s *Store) countJoin(tx *txn, now time.Time, roomID, uid string, addsEntry bool) error {
+	fields := s.changeFields(now, roomID)
+	if addsEntry {
+		fields[FieldEntries] = firestore.Increment(1)
+	}
+	return tx.set(s.revisionShard(roomID, uid), fields, firestore.MergeAll)
+}
+
+func (s *Store) changeFields(now time.Time, roomID string) map[string]any {
+	return map[string]any{
 		FieldRoomID:   roomID,
 		FieldChanges:  firestore.Increment(1),
 		FieldExpireAt: now.Add(s.settings.RecordHorizon),
 	}
-	if entryRemoved != nil {
-		fields[FieldMayBeEmptyAt] = now
-		fields[FieldDepartedAt] = *entryRemoved
-	}
-	return tx.set(s.revisionShard(roomID, uid), fields, firestore.MergeAll)
 }
 
 // refreshShards stages, in tx, blind merges that set every revision shard's
@@ -72,39 +114,131 @@ func (s *Store) readRevision(ctx context.Context, roomID string, tx *txn) (int64
 	return s.aggregate(ctx, q, tx, "revision")
 }
 
-// countEntries returns how many roster entries the room has, live or
-// awaiting expiry, counted in tx when tx is not nil: then a join that adds an
-// entry before this transaction commits waits for it (Firestore locks the
-// range a transactional query read).
+// joinRosterSize returns, for a join that would add an entry to room, how
+// many entries the room has (live or awaiting expiry), exact at the cap
+// (see above): the shards' sum beside the transaction, and, near the cap,
+// every shard read in tx. A room whose entries were not all counted on its
+// shards (created before they were) is counted with count(), as before:
+// beside the transaction, and again in it near the cap (a transactional
+// query locks the range it read, so joins near the cap take turns).
+func (s *Store) joinRosterSize(ctx context.Context, tx *txn, room presence.Room, p *presence.Policy) (int, error) {
+	if !room.EntriesCounted {
+		n, err := s.countIndex(ctx, room.ID, nil)
+		if err != nil || !s.settings.CountExactly(n, p) {
+			return n, err
+		}
+		return s.countIndex(ctx, room.ID, tx)
+	}
+	n, err := s.shardEntries(ctx, room.ID)
+	if err != nil || !s.settings.CountExactly(n, p) {
+		return n, err
+	}
+	return s.shardEntriesIn(tx, room.ID)
+}
+
+// countEntries tells whether the room's roster is empty, for the
+// emptiness check after a departure: 0 exactly when it has no entry, else
+// a positive count. The shards' sum answers alone when it is above
+// ExactCapMargin: in a crowd leaving, every departure but the last few
+// stops at that one read instead of counting the roster. At or below it,
+// count() decides, over at most a few dozen entries. Why the sum may be
+// trusted that far: in a room that counts (EntriesCounted) it is the size;
+// in an older room the shards counted only entries added and removed since
+// the upgrade, so the sum is at most the size, and a positive sum still
+// means someone is there.
 func (s *Store) countEntries(ctx context.Context, roomID string, tx *txn) (int, error) {
+	if tx == nil {
+		n, err := s.shardEntries(ctx, roomID)
+		if err != nil || n > presence.ExactCapMargin {
+			return n, err
+		}
+	}
+	return s.countIndex(ctx, roomID, tx)
+}
+
+// countIndex is a count() of the room's entries, in tx when tx is not nil:
+// then a join that adds an entry before this transaction commits waits for
+// it (Firestore locks the range a transactional query read). It reads an
+// index entry per participant.
+func (s *Store) countIndex(ctx context.Context, roomID string, tx *txn) (int, error) {
 	q := s.room(roomID).Collection(ParticipantsCollection).NewAggregationQuery().WithCount("entries")
 	n, err := s.aggregate(ctx, q, tx, "entries")
 	return int(n), err
+}
+
+// shardEntries is the sum of the shards' entry counts, read beside any
+// transaction (one aggregation over RevisionShards documents).
+func (s *Store) shardEntries(ctx context.Context, roomID string) (int, error) {
+	q := s.revisionShards(roomID).NewAggregationQuery().WithSum(FieldEntries, "entries")
+	n, err := s.aggregate(ctx, q, nil, "entries")
+	return int(n), err
+}
+
+// shardEntriesIn reads every shard in tx, by name, and returns the sum of
+// their entry counts. The reads lock the shards until the commit, so any
+// entry added or removed concurrently (each writes its shard in its own
+// transaction) either came before the read or waits for this transaction.
+func (s *Store) shardEntriesIn(tx *txn, roomID string) (int, error) {
+	refs := make([]*firestore.DocumentRef, s.settings.RevisionShards)
+	for k := range refs {
+		refs[k] = s.revisionShards(roomID).Doc(strconv.Itoa(k))
+	}
+	snaps, err := tx.getAll(refs...)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, snap := range snaps {
+		rec, err := decode[revisionShardRecord](snap)
+		if err != nil {
+			return 0, err
+		}
+		if rec != nil {
+			n += int(rec.Entries)
+		}
+	}
+	return n, nil
 }
 
 // aggregate runs q (in tx, when given) and returns its one integer result.
 // Firestore bills an aggregation as one read per 1 000 index entries
 // scanned, at least one; rosters are below that, so it counts as one.
 func (s *Store) aggregate(ctx context.Context, q *firestore.AggregationQuery, tx *txn, alias string) (int64, error) {
+	res, err := s.aggregateAll(ctx, q, tx, alias)
+	return res[alias], err
+}
+
+// aggregateAll runs q (in tx, when given) and returns the integer results
+// of those aliases that q computes: several aggregations over one snapshot.
+func (s *Store) aggregateAll(ctx context.Context, q *firestore.AggregationQuery, tx *txn, aliases ...string) (map[string]int64, error) {
 	if tx != nil {
 		q = q.Transaction(tx.tx)
 	}
 	res, err := q.Get(ctx)
 	s.ops.read(1)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	v, ok := res[alias].(*firestorepb.Value)
-	if !ok {
-		return 0, fmt.Errorf("aggregation %s: unexpected result %T", alias, res[alias])
+	out := make(map[string]int64, len(aliases))
+	for _, alias := range aliases {
+		raw, present := res[alias]
+		if !present {
+			continue
+		}
+		v, ok := raw.(*firestorepb.Value)
+		if !ok {
+			return nil, fmt.Errorf("aggregation %s: unexpected result %T", alias, raw)
+		}
+		switch x := v.GetValueType().(type) {
+		case *firestorepb.Value_IntegerValue:
+			out[alias] = x.IntegerValue
+		case *firestorepb.Value_DoubleValue:
+			out[alias] = int64(x.DoubleValue)
+		case *firestorepb.Value_NullValue:
+			out[alias] = 0
+		default:
+			return nil, fmt.Errorf("aggregation %s: unexpected value %v", alias, v)
+		}
 	}
-	switch x := v.GetValueType().(type) {
-	case *firestorepb.Value_IntegerValue:
-		return x.IntegerValue, nil
-	case *firestorepb.Value_DoubleValue:
-		return int64(x.DoubleValue), nil
-	case *firestorepb.Value_NullValue:
-		return 0, nil
-	}
-	return 0, fmt.Errorf("aggregation %s: unexpected value %v", alias, v)
+	return out, nil
 }

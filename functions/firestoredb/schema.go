@@ -21,6 +21,16 @@ const (
 	// rooms/{roomId}/recentlyLeft/{uid}: users who recently went from the
 	// roster, and why (presence.Departure).
 	RecentlyLeftCollection = "recentlyLeft"
+	// rooms/{roomId}/summary/current: a large room's summary (see
+	// presence.Summary), what its listeners follow instead of the roster.
+	SummaryCollection = "summary"
+	SummaryDoc        = "current"
+	// rooms/{roomId}/summary/occupancy: count, revision and asOf only, for
+	// outsiders of a room that opts in to public occupancy.
+	OccupancyDoc = "occupancy"
+	// largeRooms/{roomId}: the rooms the summarizer refreshes, marked by
+	// the joins that take a room across its threshold.
+	LargeRoomsCollection = "largeRooms"
 	// FieldLeftAt is when a departure's user went.
 	FieldLeftAt = "leftAt"
 	// roomClosings/{roomId}~{openedAtMicros}: the record of a torn-down room
@@ -69,6 +79,11 @@ const (
 	FieldTeardownReported = "teardownReported"
 	// FieldChanges is a revision shard's count of visible roster changes.
 	FieldChanges = "changes"
+	// FieldEntries is a revision shard's count of roster entries (added
+	// less removed) of its users; FieldEntriesCounted on a room says its
+	// shards have counted every entry of the lifetime.
+	FieldEntries        = "entries"
+	FieldEntriesCounted = "entriesCounted"
 	// FieldMayBeEmptyAt on a revision shard is when the latest departure
 	// recorded there that removed a roster entry (or the room's creation or
 	// revival) was decided: the now of the transaction that committed it,
@@ -125,4 +140,4 @@ const (
 // so each level needs its own.
 var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection,
 	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection, RecentlyLeftCollection, CandidatesCollection,
-	OutboxCollection, EventCursorsCollection}
+	OutboxCollection, EventCursorsCollection, SummaryCollection, LargeRoomsCollection}

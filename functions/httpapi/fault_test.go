@@ -51,6 +51,12 @@ func (b brokenPresence) SetState(context.Context, presence.StateRequest) (presen
 func (b brokenPresence) MarkRead(context.Context, presence.ReceiptRequest) (int64, error) {
 	return 0, b.fail()
 }
+func (b brokenPresence) RosterPage(context.Context, presence.RosterPageRequest) (presence.RosterPage, error) {
+	return presence.RosterPage{}, b.fail()
+}
+func (b brokenPresence) Occupancy(context.Context, string) (presence.Occupancy, error) {
+	return presence.Occupancy{}, b.fail()
+}
 
 type staticTokens struct{}
 

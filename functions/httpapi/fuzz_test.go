@@ -139,6 +139,12 @@ func (acceptAll) SetState(_ context.Context, r presence.StateRequest) (presence.
 func (acceptAll) MarkRead(_ context.Context, r presence.ReceiptRequest) (int64, error) {
 	return r.LastReadSeq, r.Validate()
 }
+func (acceptAll) RosterPage(_ context.Context, r presence.RosterPageRequest) (presence.RosterPage, error) {
+	return presence.RosterPage{RoomID: r.RoomID}, r.Validate()
+}
+func (acceptAll) Occupancy(_ context.Context, roomID string) (presence.Occupancy, error) {
+	return presence.Occupancy{RoomID: roomID}, presence.ValidateRoomID(roomID)
+}
 
 type anyToken struct{}
 

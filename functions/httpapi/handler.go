@@ -17,6 +17,7 @@ import (
 
 	"github.com/roomlease/roomlease/functions/httpjson"
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/steptime"
 )
 
 // TokenVerifier turns a Firebase ID token into a uid. It returns
@@ -71,6 +72,9 @@ type Options struct {
 	// token (service.go); nil: only members read rosters.
 	ServiceTokens  ServiceTokenVerifier
 	ServiceRosters ServiceRosterReader
+	// ServerTiming answers room requests with a Server-Timing header: how
+	// long the gates and each store step took (servertiming.go).
+	ServerTiming bool
 }
 
 // Handler serves the client API.
@@ -95,6 +99,7 @@ type Handler struct {
 
 	services       ServiceTokenVerifier
 	serviceRosters ServiceRosterReader
+	serverTiming   bool
 }
 
 // New returns the API handler. It panics if AppCheckMode is monitor or
@@ -105,7 +110,8 @@ func New(o Options) *Handler {
 		appCheckMode: o.AppCheckMode, appCheck: o.AppCheck, limiter: o.RateLimiter, ipLimiter: o.IPRateLimiter,
 		allowClientNames: o.AllowClientNames, stateLimiter: o.StateRateLimiter, minClients: o.MinClientVersions,
 		emulators: o.Emulators.response(),
-		services:  o.ServiceTokens, serviceRosters: o.ServiceRosters}
+		services:  o.ServiceTokens, serviceRosters: o.ServiceRosters,
+		serverTiming: o.ServerTiming}
 	if (h.services == nil) != (h.serviceRosters == nil) {
 		panic("httpapi: ServiceTokens and ServiceRosters go together")
 	}
@@ -128,13 +134,15 @@ type route struct {
 }
 
 var roomActions = map[string]route{
-	"join":      {http.MethodPost, (*Handler).join},
-	"heartbeat": {http.MethodPost, (*Handler).heartbeat},
-	"leave":     {http.MethodPost, (*Handler).leave},
-	"typing":    {http.MethodPost, (*Handler).typing},
-	"state":     {http.MethodPost, (*Handler).state},
-	"receipts":  {http.MethodPost, (*Handler).receipts},
-	"":          {http.MethodGet, (*Handler).room},
+	"join":         {http.MethodPost, (*Handler).join},
+	"heartbeat":    {http.MethodPost, (*Handler).heartbeat},
+	"leave":        {http.MethodPost, (*Handler).leave},
+	"typing":       {http.MethodPost, (*Handler).typing},
+	"state":        {http.MethodPost, (*Handler).state},
+	"receipts":     {http.MethodPost, (*Handler).receipts},
+	"occupancy":    {http.MethodGet, (*Handler).occupancy},
+	"participants": {http.MethodGet, (*Handler).participants},
+	"":             {http.MethodGet, (*Handler).room},
 }
 
 // ServeHTTP routes by hand rather than with http.ServeMux so that every
@@ -212,6 +220,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		timing := &requestTiming{started: time.Now()}
 		r = r.WithContext(context.WithValue(ctx, timingKey{}, timing))
+		if h.serverTiming {
+			w, r = withServerTiming(w, r)
+		}
 		// The order of the gates: the client address's rate, App Check
 		// (which app), then the ID token (which user, which may cost a
 		// lookup at Firebase Auth), then that user's rate. Each refuses
@@ -250,6 +261,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		timing.gatesDone = time.Now()
+		steptime.Add(r.Context(), "gates", timing.gatesDone.Sub(timing.started))
 		if err := rt.serve(h, w, r, roomID, who); err != nil {
 			h.writeError(w, r, err)
 		}

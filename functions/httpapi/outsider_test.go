@@ -31,6 +31,8 @@ func TestAPI_OutsiderCannotTellRoomsApart(t *testing.T) {
 
 	requests := []struct{ method, action, body string }{
 		{"GET", "", ""},
+		{"GET", "/occupancy", ""}, // none of these rooms opts in
+		{"GET", "/participants", ""},
 		{"POST", "/heartbeat", `{"sessionId":"tab","generation":1}`},
 		{"POST", "/typing", `{"sessionId":"tab","generation":1,"typing":true}`},
 		{"POST", "/receipts", `{"lastReadSeq":1}`},

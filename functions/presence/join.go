@@ -70,6 +70,10 @@ type JoinPlan struct {
 	// that is already stale (a lease ended, not yet swept) leaves the entry
 	// otherwise unwritten.
 	FenceParticipant bool
+	// MarkLarge says the join takes the room across its large-room
+	// threshold: after the commit the store marks the room for the
+	// summarizer (MarksLarge).
+	MarkLarge bool
 	// UserRooms, when not nil, is the user's per-user document to write: the
 	// join adds a roster entry, and this lists its room.
 	UserRooms *UserRooms
@@ -160,6 +164,7 @@ func (s Settings) planJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 			PhotoURL: req.PhotoURL, State: req.State, JoinedAt: now}
 		p.WriteParticipant = true
 		p.UserRooms = userRooms
+		p.MarkLarge = s.MarksLarge(st.Entries, st.Policy)
 	} else {
 		p.Participant = *st.Participant
 		if req.HasDisplayName && req.DisplayName != p.Participant.DisplayName {

@@ -60,6 +60,15 @@ type Store interface {
 	// maximum. Returns EForbidden for a caller not on the roster or no
 	// longer admitted by the room's policy (as Heartbeat).
 	MarkRead(ctx context.Context, req ReceiptRequest) (int64, error)
+	// Occupancy reads how many are on a room's roster, at a revision, for
+	// anyone signed in, if the room's policy says PublicOccupancy. Returns
+	// NotVisible (ENotFound) for every other room, whether it exists or
+	// not, without reading anything of it but its policy.
+	Occupancy(ctx context.Context, roomID string) (Occupancy, error)
+	// RosterPage reads one page of a room's roster entries for one of its
+	// live participants. Returns NotVisible (ENotFound) for anyone else,
+	// as Roster does.
+	RosterPage(ctx context.Context, req RosterPageRequest) (RosterPage, error)
 }
 
 // ModeSetting is the cleanup mode an operator stored, as stored: what it

@@ -39,6 +39,12 @@ type Room struct {
 	// RevisionExpireAt is a lower bound of every revision shard's expireAt:
 	// the value last written to all of them (see Settings.ShardsExpiry).
 	RevisionExpireAt time.Time
+	// EntriesCounted says that every roster entry of this lifetime was
+	// counted on the revision shards as it came and went, so that their
+	// sum is the roster's size: set when the room is created, by a version
+	// that counts. A room created before keeps being counted the old way
+	// (a count() of its entries) until its next lifetime.
+	EntriesCounted bool
 }
 
 // NewRoom is a room created by a join at now: active, generation 1.
@@ -46,7 +52,7 @@ func (s Settings) NewRoom(now time.Time, id string) Room {
 	// No shard of this lifetime exists yet; each is created later, with an
 	// expireAt at least this one.
 	return Room{ID: id, State: StateActive, Generation: 1, CreatedAt: now, UpdatedAt: now,
-		ExpireAt: now.Add(s.RecordHorizon), RevisionExpireAt: now.Add(s.RecordHorizon)}
+		ExpireAt: now.Add(s.RecordHorizon), RevisionExpireAt: now.Add(s.RecordHorizon), EntriesCounted: true}
 }
 
 // Participant is one user's roster entry at rooms/{roomId}/participants/{uid}:
@@ -77,6 +83,12 @@ type Policy struct {
 	AllowedUsers []string
 	// MaxParticipants, when positive, caps the room below the global cap.
 	MaxParticipants int
+	// PublicOccupancy lets anyone signed in read how many are in the room
+	// (see Occupancy); without it, outsiders learn nothing of the room.
+	PublicOccupancy bool
+	// LargeRoomThreshold, when positive, replaces
+	// Settings.LargeRoomThreshold for this room.
+	LargeRoomThreshold int
 }
 
 func (p *Policy) allows(uid string) bool {

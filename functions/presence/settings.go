@@ -12,7 +12,12 @@ type Settings struct {
 	Lease           time.Duration // how long a renewal holds
 	EmptyRoomGrace  time.Duration // from the last departure to teardown eligibility
 	MaxParticipants int           // roster entries per room
-	TypingExpiry    time.Duration // how long a typing signal shows without renewal
+	// LargeRoomThreshold is the roster size from which a room is
+	// summarized (see summary.go): its listeners follow one summary
+	// document, refreshed at most once a second, instead of every entry.
+	// A room's policy may set its own (Policy.LargeRoomThreshold).
+	LargeRoomThreshold int
+	TypingExpiry       time.Duration // how long a typing signal shows without renewal
 
 	// MaxSessionsPerUser is how many sessions with a live lease one user may
 	// hold in one room (tabs, devices); see checkSessionCap.
@@ -95,6 +100,7 @@ func DefaultSettings() Settings {
 		RenewWhenLeft:      1.0 / 3,
 		EmptyRoomGrace:     30 * time.Second,
 		MaxParticipants:    1000,
+		LargeRoomThreshold: 500,
 		TypingExpiry:       7 * time.Second,
 		RecordHorizon:      30 * 24 * time.Hour,
 		SessionRetention:   24 * time.Hour,
@@ -133,6 +139,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("typing expiry %v must be between 1s and 1m", s.TypingExpiry)
 	case s.MaxParticipants < 1:
 		return fmt.Errorf("max participants %d must be at least 1", s.MaxParticipants)
+	case s.LargeRoomThreshold < 2:
+		return fmt.Errorf("large room threshold %d must be at least 2", s.LargeRoomThreshold)
 	case s.MaxSessionsPerUser < 1:
 		return fmt.Errorf("max sessions per user %d must be at least 1", s.MaxSessionsPerUser)
 	case s.MaxRoomsPerUser < 1:

@@ -38,6 +38,7 @@ var layers = map[string]layer{
 	"functions/firestoredb": adapter,
 	"functions/httpapi":     adapter,
 	"functions/sweep":       adapter,
+	"functions/summarize":   adapter,
 	"functions/auth":        adapter,
 	"functions/appcheck":    adapter,
 	// Pub/Sub: the events' one publisher (CloudEvents on the topic).
@@ -47,6 +48,7 @@ var layers = map[string]layer{
 	"functions/ratelimit":    leaf,
 	"functions/memo":         leaf,
 	"functions/leasetoken":   leaf,
+	"functions/steptime":     leaf,
 	// The configuration reads and validates the settings that the wiring
 	// hands to each adapter, in that adapter's own option types.
 	"functions/config":      wiring,

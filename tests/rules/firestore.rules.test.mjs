@@ -98,6 +98,17 @@ async function seed(testEnv) {
       participantId: 'carol', displayName: 'carol', expiresAt: later, expireAt: later,
     });
     await setDoc(doc(db, 'roomPolicies/standup'), { allowedUsers: ['alice', 'bob'], maxParticipants: 5 });
+    // lobby opts in to public occupancy; hall's policy says no.
+    await setDoc(doc(db, 'roomPolicies/lobby'), { publicOccupancy: true });
+    await setDoc(doc(db, 'roomPolicies/hall'), { publicOccupancy: false, maxParticipants: 500 });
+    for (const room of ['standup', 'lobby', 'hall']) {
+      await setDoc(doc(db, `rooms/${room}/summary/current`), { roomId: room, count: 2, revision: 2, sample: [{ participantId: 'erin' }], expireAt: later });
+      await setDoc(doc(db, `rooms/${room}/summary/occupancy`), { roomId: room, count: 2, revision: 2, expireAt: later });
+    }
+    await setDoc(doc(db, 'rooms/lobby'), roomDoc('lobby', 'active'));
+    await setDoc(doc(db, 'rooms/lobby/participants/erin'), entry('lobby', 'erin'));
+    await setDoc(doc(db, 'rooms/hall'), roomDoc('hall', 'active'));
+    await setDoc(doc(db, 'rooms/hall/participants/erin'), entry('hall', 'erin'));
     await setDoc(doc(db, 'roomleaseUsers/alice'), { rooms: { standup: later, retro: later }, expireAt: later });
     await setDoc(doc(db, 'elsewhere/thing'), { x: 1 });
   });
@@ -246,7 +257,8 @@ describe('firestore.rules', () => {
     const rooms = ['gone', 'quiet', 'standup'];
     const paths = (room) => ({
       doc: [`rooms/${room}`, `rooms/${room}/participants/alice`, `rooms/${room}/typing/bob`,
-        `rooms/${room}/receipts/alice`, `rooms/${room}/rosterRevisions/3`, `rooms/${room}/recentlyLeft/erin`],
+        `rooms/${room}/receipts/alice`, `rooms/${room}/rosterRevisions/3`, `rooms/${room}/recentlyLeft/erin`,
+        `rooms/${room}/summary/current`, `rooms/${room}/summary/occupancy`],
       collection: [`rooms/${room}/participants`, `rooms/${room}/typing`, `rooms/${room}/receipts`,
         `rooms/${room}/rosterRevisions`, `rooms/${room}/recentlyLeft`],
     });
@@ -307,9 +319,54 @@ describe('firestore.rules', () => {
       assert.deepEqual(answers.slice(1), [answers[0], answers[0]], answers.join(' | '));
     });
 
+    test('a listener on the summary fails at once, identically, unless the room opts in', async () => {
+      const db = as('dave');
+      const answers = [];
+      // hall has a policy, and a summary, but no opt-in: as good as absent.
+      for (const room of [...rooms, 'hall']) {
+        const { first } = await listen(doc(db, `rooms/${room}/summary/occupancy`));
+        assert.equal(first.kind, 'error', `${room}: the first event was a ${first.kind}`);
+        answers.push(seen(room, first.error));
+      }
+      assert.deepEqual(answers.slice(1), [answers[0], answers[0], answers[0]], answers.join(' | '));
+    });
+
     test('a participant of another room is an outsider here too', async () => {
       // carol is in retro; that gives her nothing in the others.
       for (const room of rooms) await assertFails(getDoc(doc(as('carol'), `rooms/${room}`)));
+    });
+  });
+
+  describe('a room that opts in to public occupancy (publicOccupancy: true)', () => {
+    test('anyone signed in may get and listen to its occupancy summary', async () => {
+      const snap = await assertSucceeds(getDoc(doc(as('dave'), 'rooms/lobby/summary/occupancy')));
+      assert.equal(snap.data().count, 2);
+      const { first, stop } = await listen(doc(as('dave'), 'rooms/lobby/summary/occupancy'));
+      stop();
+      assert.equal(first.kind, 'snapshot', String(first.error));
+    });
+    test('its occupancy may be listened to before the room exists (the policy already says so)', async () => {
+      await testEnv.withSecurityRulesDisabled((ctx) => setDoc(doc(ctx.firestore(), 'roomPolicies/atrium'), { publicOccupancy: true }));
+      const snap = await assertSucceeds(getDoc(doc(as('dave'), 'rooms/atrium/summary/occupancy')));
+      assert.equal(snap.exists(), false);
+    });
+    test('but not the summary with names, nor anything else: room document, roster, shards, typing, departures', async () => {
+      await assertFails(getDoc(doc(as('dave'), 'rooms/lobby/summary/current')));
+      const db = as('dave');
+      for (const path of ['rooms/lobby', 'rooms/lobby/participants/erin', 'rooms/lobby/rosterRevisions/3', 'rooms/lobby/typing/erin', 'rooms/lobby/recentlyLeft/erin']) {
+        await assertFails(getDoc(doc(db, path)));
+      }
+      await assertFails(getDocs(collection(db, 'rooms/lobby/participants')));
+      await assertFails(getDocs(collection(db, 'rooms/lobby/summary')));
+    });
+    test('nor its policy, and signed-out clients not even the summary', async () => {
+      await assertFails(getDoc(doc(as('dave'), 'roomPolicies/lobby')));
+      await assertFails(getDoc(doc(anon(), 'rooms/lobby/summary/occupancy')));
+    });
+    test('a participant may read the summary of their room, opt-in or not', async () => {
+      await assertSucceeds(getDoc(doc(as('alice'), 'rooms/standup/summary/current')));
+      await assertSucceeds(getDoc(doc(as('erin'), 'rooms/hall/summary/current')));
+      await assertSucceeds(getDoc(doc(as('erin'), 'rooms/lobby/summary/current')));
     });
   });
 
@@ -388,6 +445,8 @@ describe('firestore.rules', () => {
       ['a typing signal', 'rooms/standup/typing/alice', { participantId: 'alice', expiresAt: serverTimestamp() }],
       ['a read receipt', 'rooms/standup/receipts/alice', { participantId: 'alice', lastReadSeq: 1000 }],
       ['a recent departure', 'rooms/standup/recentlyLeft/erin', { participantId: 'erin', reason: 'evicted' }],
+      ['a public room summary', 'rooms/lobby/summary/current', { count: 0 }],
+      ['a public room occupancy', 'rooms/lobby/summary/occupancy', { count: 0 }],
       ['a room policy', 'roomPolicies/standup', { allowedUsers: ['alice', 'dave'] }],
       ['their per-user document', 'roomleaseUsers/alice', { rooms: {} }],
       ['anything else', 'elsewhere/thing', { x: 2 }],

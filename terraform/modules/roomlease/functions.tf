@@ -17,17 +17,18 @@ locals {
   # API and the sweeper can never disagree about the lease length or the
   # grace period; functions/config validates all of it at start-up.
   common_env = merge({
-    ROOMLEASE_PROJECT_ID         = var.project_id
-    ROOMLEASE_DATABASE           = local.database_id
-    ROOMLEASE_HEARTBEAT_INTERVAL = var.heartbeat_interval
-    ROOMLEASE_LEASE              = var.lease
-    ROOMLEASE_EMPTY_ROOM_GRACE   = var.empty_room_grace
-    ROOMLEASE_MAX_PARTICIPANTS   = tostring(var.max_participants)
-    ROOMLEASE_RECORD_HORIZON     = var.record_horizon
-    ROOMLEASE_SESSION_RETENTION  = var.session_retention
-    ROOMLEASE_ALLOWED_ORIGINS    = var.allowed_origins
-    ROOMLEASE_CLEANUP_MODE       = var.cleanup_mode
-    ROOMLEASE_LOG_LEVEL          = var.log_level
+    ROOMLEASE_PROJECT_ID           = var.project_id
+    ROOMLEASE_DATABASE             = local.database_id
+    ROOMLEASE_HEARTBEAT_INTERVAL   = var.heartbeat_interval
+    ROOMLEASE_LEASE                = var.lease
+    ROOMLEASE_EMPTY_ROOM_GRACE     = var.empty_room_grace
+    ROOMLEASE_MAX_PARTICIPANTS     = tostring(var.max_participants)
+    ROOMLEASE_LARGE_ROOM_THRESHOLD = tostring(var.large_room_threshold)
+    ROOMLEASE_RECORD_HORIZON       = var.record_horizon
+    ROOMLEASE_SESSION_RETENTION    = var.session_retention
+    ROOMLEASE_ALLOWED_ORIGINS      = var.allowed_origins
+    ROOMLEASE_CLEANUP_MODE         = var.cleanup_mode
+    ROOMLEASE_LOG_LEVEL            = var.log_level
     # Read by the API only; the sweeper validates them like the rest.
     ROOMLEASE_APP_CHECK         = var.app_check_mode
     ROOMLEASE_RATE_LIMIT        = tostring(var.rate_limit)

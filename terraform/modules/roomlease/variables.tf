@@ -163,6 +163,17 @@ variable "empty_room_grace" {
   }
 }
 
+variable "large_room_threshold" {
+  description = "ROOMLEASE_LARGE_ROOM_THRESHOLD: roster size from which a room gets a summary, refreshed at most once a second, that its listeners follow instead of every entry (a room's policy may set its own: largeRoomThreshold)."
+  type        = number
+  default     = 500
+
+  validation {
+    condition     = var.large_room_threshold >= 2 && floor(var.large_room_threshold) == var.large_room_threshold
+    error_message = "large_room_threshold must be a whole number of at least 2."
+  }
+}
+
 variable "max_participants" {
   description = "ROOMLEASE_MAX_PARTICIPANTS: roster entries per room; joins beyond it are refused."
   type        = number

@@ -65,6 +65,7 @@ run "environment_from_variables" {
       ROOMLEASE_LEASE                 = "15s"
       ROOMLEASE_EMPTY_ROOM_GRACE      = "30s"
       ROOMLEASE_MAX_PARTICIPANTS      = "1000"
+      ROOMLEASE_LARGE_ROOM_THRESHOLD  = "500"
       ROOMLEASE_RECORD_HORIZON        = "720h"
       ROOMLEASE_SESSION_RETENTION     = "24h"
       ROOMLEASE_ALLOWED_ORIGINS       = "*"

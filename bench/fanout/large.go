@@ -1,0 +1,216 @@
+package fanout
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/summarize"
+	"github.com/roomlease/roomlease/functions/sweep"
+)
+
+// LargeResult is what a room's summary listeners received while the room
+// churned: how many documents each, per second, and whether every summary
+// they saw stated the exact count at its revision.
+type LargeResult struct {
+	Participants int `json:"participants"`
+	Listeners    int `json:"sampledListeners"`
+	// Joins and Leaves committed during the churn, over Seconds.
+	Joins   int     `json:"joins"`
+	Leaves  int     `json:"leaves"`
+	Seconds float64 `json:"seconds"`
+	// DocsPerListener is the most any summary listener received after its
+	// first snapshot; ReadsPerListenerPerSecond divides it by Seconds.
+	DocsPerListener           int64   `json:"docsPerListener"`
+	ReadsPerListenerPerSecond float64 `json:"readsPerListenerPerSecond"`
+	// Summaries is how many distinct summaries the listeners saw, and
+	// Inexact how many of them stated a count other than the roster's
+	// size at their revision.
+	Summaries int `json:"summaries"`
+	Inexact   int `json:"inexact"`
+	// FullModeDocsPerChange is what one listener of the roster (the
+	// full-mode listener set) receives per join or leave, measured in the
+	// same room; its reads per second follow from the churn.
+	FullModeDocsPerChange float64 `json:"fullModeDocsPerChange"`
+}
+
+// LargeOptions shape MeasureLarge.
+type LargeOptions struct {
+	Participants int
+	// ChurnPerSecond is the joins and the leaves per second (each): 10 is
+	// 10 joins and 10 leaves a second.
+	ChurnPerSecond int
+	Duration       time.Duration
+	Sample         int
+	Log            func(format string, args ...any)
+}
+
+// MeasureLarge builds a room of opts.Participants, lets a summarizer keep
+// its summary, attaches opts.Sample listeners to the summary (and one
+// full-mode listener set, for comparison), and churns the room for
+// opts.Duration: one goroutine alternates a join of a new user and a leave
+// of an old one, so that the k-th change after the start is known, and a
+// summary at revision R must state the count after change R - R0.
+func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptions) (LargeResult, error) {
+	res := LargeResult{Participants: opts.Participants, Listeners: opts.Sample}
+	id := fmt.Sprintf("large-%d-%d", opts.Participants, time.Now().UnixNano())
+	// Every size is large here: the policy's threshold is 2.
+	if _, err := client.Collection(firestoredb.PoliciesCollection).Doc(id).Set(ctx, map[string]any{"largeRoomThreshold": 2}); err != nil {
+		return res, err
+	}
+	if opts.Log != nil {
+		opts.Log("fanout large: building a room of %d", opts.Participants)
+	}
+	r, err := newRoom(ctx, client, id, opts.Participants)
+	if err != nil {
+		return res, err
+	}
+	defer r.close()
+	// The summarizer and the churn run on the wall clock: the summary's
+	// cadence is a second of real time.
+	live := firestoredb.New(client, r.settings, time.Now)
+	sctx, stopSummaries := context.WithCancel(ctx)
+	defer stopSummaries()
+	go summarize.New(live, sweep.SleepContext, nil).Run(sctx)
+
+	// Wait for the first summary, then note where the churn starts from.
+	summaryRef := client.Collection(firestoredb.RoomsCollection).Doc(id).Collection(firestoredb.SummaryCollection).Doc(firestoredb.SummaryDoc)
+	var rev0, count0 int64
+	for deadline := time.Now().Add(time.Minute); ; {
+		if snap, err := summaryRef.Get(ctx); err == nil && snap.Exists() {
+			d := snap.Data()
+			rev0, count0 = d["revision"].(int64), d["count"].(int64)
+			break
+		}
+		if time.Now().After(deadline) {
+			return res, fmt.Errorf("no summary within a minute")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if count0 != int64(opts.Participants) {
+		return res, fmt.Errorf("first summary counts %d, the room has %d", count0, opts.Participants)
+	}
+
+	listeners := make([]*summaryListener, opts.Sample)
+	for i := range listeners {
+		if listeners[i], err = listenSummary(ctx, summaryRef); err != nil {
+			return res, err
+		}
+		defer listeners[i].stop()
+	}
+	full, err := r.listen(ctx)
+	if err != nil {
+		return res, err
+	}
+
+	if opts.Log != nil {
+		opts.Log("fanout large: %d joins and %d leaves a second for %v", opts.ChurnPerSecond, opts.ChurnPerSecond, opts.Duration)
+	}
+	fullBefore := full.delivered()
+	began := time.Now()
+	every := time.Second / time.Duration(2*opts.ChurnPerSecond)
+	next := 0 // the next of the original participants to leave
+	changes := 0
+	for time.Since(began) < opts.Duration && ctx.Err() == nil {
+		tick := time.Now()
+		if changes%2 == 0 {
+			key := presence.SessionKey{RoomID: id, ParticipantID: fmt.Sprintf("churn-%05d", changes/2), SessionID: "tab"}
+			if _, err := live.Join(ctx, presence.JoinRequest{SessionKey: key, DisplayName: key.ParticipantID, HasDisplayName: true}); err != nil {
+				return res, fmt.Errorf("churn join: %w", err)
+			}
+			res.Joins++
+		} else {
+			ref := r.refs[next]
+			next++
+			if out, err := live.Leave(ctx, ref); err != nil || !out.Removed {
+				return res, fmt.Errorf("churn leave of %s: %+v %v", ref.ParticipantID, out, err)
+			}
+			res.Leaves++
+		}
+		changes++
+		if wait := every - time.Since(tick); wait > 0 {
+			time.Sleep(wait)
+		}
+	}
+	res.Seconds = time.Since(began).Seconds()
+	time.Sleep(1500 * time.Millisecond) // the last summary, and its delivery
+	quiet([]*listenerSet{full}, 750*time.Millisecond)
+	res.FullModeDocsPerChange = float64(full.delivered()-fullBefore) / float64(max(changes, 1))
+
+	seen := map[int64]int64{}
+	res.DocsPerListener = -1
+	for _, l := range listeners {
+		got, summaries, err := l.result()
+		if err != nil {
+			return res, err
+		}
+		res.DocsPerListener = max(res.DocsPerListener, got)
+		for rev, count := range summaries {
+			seen[rev] = count
+		}
+	}
+	res.ReadsPerListenerPerSecond = float64(res.DocsPerListener) / res.Seconds
+	for rev, count := range seen {
+		res.Summaries++
+		k := rev - rev0 // changes since the start: joins at even k, leaves at odd
+		if want := count0 + k%2; k < 0 || count != want {
+			res.Inexact++
+		}
+	}
+	return res, nil
+}
+
+// summaryListener counts the summaries one listener receives after its
+// first, and keeps the (revision, count) each stated.
+type summaryListener struct {
+	stop      func()
+	mu        sync.Mutex
+	docs      int64
+	summaries map[int64]int64
+	err       error
+}
+
+func listenSummary(ctx context.Context, ref *firestore.DocumentRef) (*summaryListener, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	l := &summaryListener{stop: cancel, summaries: map[int64]int64{}}
+	it := ref.Snapshots(ctx)
+	if _, err := it.Next(); err != nil {
+		it.Stop()
+		cancel()
+		return nil, err
+	}
+	go func() {
+		defer it.Stop()
+		for {
+			snap, err := it.Next()
+			l.mu.Lock()
+			if err != nil {
+				if ctx.Err() == nil {
+					l.err = err
+				}
+				l.mu.Unlock()
+				return
+			}
+			l.docs++
+			if snap.Exists() {
+				d := snap.Data()
+				rev, _ := d["revision"].(int64)
+				count, _ := d["count"].(int64)
+				l.summaries[rev] = count
+			}
+			l.mu.Unlock()
+		}
+	}()
+	return l, nil
+}
+
+func (l *summaryListener) result() (int64, map[int64]int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.docs, l.summaries, l.err
+}

@@ -1,0 +1,20 @@
+package firestoredb
+
+// The steps of a join and a leave that the store times (package steptime),
+// for the Server-Timing header and the fleet benchmark's report. Each is
+// wall time in this process, retries and lock waits included:
+//
+//   - join-txn: the join's transaction, every attempt (join-size inside it);
+//   - join-size: the roster size check for the participant cap;
+//   - join-room: a lifecycle step (creating or reviving the room);
+//   - join-revision: reading the revision for the reply, after the commit;
+//   - leave-txn: the leave's transaction;
+//   - leave-settle: the emptiness check after a leave that removed an entry.
+const (
+	stepJoinTxn      = "join-txn"
+	stepJoinSize     = "join-size"
+	stepJoinRoom     = "join-room"
+	stepJoinRevision = "join-revision"
+	stepLeaveTxn     = "leave-txn"
+	stepLeaveSettle  = "leave-settle"
+)

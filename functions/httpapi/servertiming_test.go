@@ -1,0 +1,55 @@
+package httpapi_test
+
+import (
+	"testing"
+
+	"github.com/roomlease/roomlease/functions/auth"
+	"github.com/roomlease/roomlease/functions/httpapi"
+	"github.com/roomlease/roomlease/functions/steptime"
+	"github.com/roomlease/roomlease/internal/emulatortest"
+)
+
+// With ServerTiming on, a join's and a leave's replies say how long their
+// gates and store steps took; without it, no reply carries the header.
+func TestAPI_ServerTiming(t *testing.T) {
+	t.Run("On", func(t *testing.T) {
+		f := mustOpenAPIOptions(t, auth.Options{}, func(o *httpapi.Options) { o.ServerTiming = true })
+		ada := emulatortest.SignUp(t)
+		join := f.do(t, "POST", "/v1/rooms/timed/join", ada.IDToken, `{"sessionId":"tab-1"}`)
+		if join.status != 200 {
+			t.Fatalf("join: %d %s", join.status, join.raw)
+		}
+		steps := steptime.Parse(join.header.Get("Server-Timing"))
+		// A first join creates the room: a lifecycle step and two attempts
+		// of the join's transaction.
+		for _, name := range []string{"gates", "join-txn", "join-room", "join-revision"} {
+			if _, ok := steps[name]; !ok {
+				t.Errorf("join's Server-Timing %q lacks %s", join.header.Get("Server-Timing"), name)
+			}
+		}
+		bob := emulatortest.SignUp(t)
+		if j := f.do(t, "POST", "/v1/rooms/timed/join", bob.IDToken, `{"sessionId":"tab-1"}`); j.status != 200 {
+			t.Fatalf("second join: %d %s", j.status, j.raw)
+		} else if _, ok := steptime.Parse(j.header.Get("Server-Timing"))["join-size"]; !ok {
+			t.Errorf("a new user's join into an active room has no join-size step: %q", j.header.Get("Server-Timing"))
+		}
+		leave := f.do(t, "POST", "/v1/rooms/timed/leave", ada.IDToken, `{"sessionId":"tab-1","generation":`+jsonInt(int64(join.body["generation"].(float64)))+`}`)
+		if leave.status != 200 {
+			t.Fatalf("leave: %d %s", leave.status, leave.raw)
+		}
+		steps = steptime.Parse(leave.header.Get("Server-Timing"))
+		for _, name := range []string{"leave-txn", "leave-settle"} {
+			if _, ok := steps[name]; !ok {
+				t.Errorf("leave's Server-Timing %q lacks %s", leave.header.Get("Server-Timing"), name)
+			}
+		}
+	})
+	t.Run("Off", func(t *testing.T) {
+		f := MustOpenAPI(t)
+		ada := emulatortest.SignUp(t)
+		join := f.do(t, "POST", "/v1/rooms/untimed/join", ada.IDToken, `{"sessionId":"tab-1"}`)
+		if join.status != 200 || join.header.Get("Server-Timing") != "" {
+			t.Fatalf("join: %d, Server-Timing %q, want 200 without the header", join.status, join.header.Get("Server-Timing"))
+		}
+	})
+}

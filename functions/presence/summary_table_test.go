@@ -1,0 +1,68 @@
+package presence_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+func TestMarksLarge(t *testing.T) {
+	s := presence.DefaultSettings() // threshold 500
+	for name, tc := range map[string]struct {
+		entries int
+		policy  *presence.Policy
+		want    bool
+	}{
+		"below":                        {498, nil, false},
+		"the join that reaches it":     {499, nil, true},
+		"a racing join just above":     {520, nil, true},
+		"well above: no write":         {499 + presence.ExactCapMargin, nil, false},
+		"the policy's own threshold":   {9, &presence.Policy{LargeRoomThreshold: 10}, true},
+		"below the policy's threshold": {8, &presence.Policy{LargeRoomThreshold: 10}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := s.MarksLarge(tc.entries, tc.policy); got != tc.want {
+				t.Fatalf("MarksLarge(%d) = %v, want %v", tc.entries, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSummaryDue(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for name, tc := range map[string]struct {
+		prev time.Time
+		want bool
+	}{
+		"never refreshed":     {time.Time{}, true},
+		"half a second ago":   {at.Add(-500 * time.Millisecond), false},
+		"a second ago":        {at.Add(-time.Second), true},
+		"a clock behind ours": {at.Add(time.Second), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := presence.SummaryDue(at, tc.prev); got != tc.want {
+				t.Fatalf("SummaryDue = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestKeepsSummary(t *testing.T) {
+	s := presence.DefaultSettings()
+	for name, tc := range map[string]struct {
+		count  int
+		policy *presence.Policy
+		want   bool
+	}{
+		"at half the threshold":           {250, nil, true},
+		"below half":                      {249, nil, false},
+		"public occupancy, whatever size": {0, &presence.Policy{PublicOccupancy: true}, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := s.KeepsSummary(tc.count, tc.policy); got != tc.want {
+				t.Fatalf("KeepsSummary(%d) = %v, want %v", tc.count, got, tc.want)
+			}
+		})
+	}
+}
