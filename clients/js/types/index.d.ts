@@ -291,6 +291,18 @@ export interface ServerConfig {
   leaseSeconds: number;
   /** How long a departure stays in `recentlyLeft` (ROOMLEASE_RECENTLY_LEFT). */
   recentlyLeftSeconds: number;
+  /**
+   * Only from a server on the emulators (scripts/dev, the tests; a
+   * deployment's reply has none), each part only for an emulator it uses:
+   * where to connect the Firebase SDKs, as the README's quick start does.
+   * The client itself reads none of it.
+   */
+  emulators?: {
+    /** For connectFirestoreEmulator, and as it is the `firestoreEmulator` option. */
+    firestore?: FirestoreEmulator;
+    /** For connectAuthEmulator: `http://host:port`. */
+    auth?: { url: string };
+  };
 }
 
 export declare class Room<S extends object = DefaultState> {
