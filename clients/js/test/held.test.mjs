@@ -109,6 +109,34 @@ describe('@roomlease/client and changes held over the state budget', () => {
     timers.dispose();
   });
 
+  test('a join held over the state budget keeps the stored away mode, and a heartbeat no later than retryAfterSeconds says present', async () => {
+    const roomId = roomName('js-held-join-away');
+    const ada = await userOf();
+    const grace = clientOf(await userOf());
+    // The first tab went away (a hidden page), then reloaded: its session
+    // holds the away lease, two minutes.
+    const tab1 = clientOf(ada, { sessionId: 'tab-away' });
+    const r1 = await tab1.client.join(roomId, { displayName: 'Ada' });
+    const g = await grace.client.join(roomId, { displayName: 'Grace' });
+    tab1.client.setAwayAll(true);
+    await until('Grace sees Ada away', () => entry(g, ada.uid)?.away === true, 10_000);
+
+    // The reloaded tab is shown: it joins present, over the budget.
+    const armed = armedFetch((path) => path.endsWith('/join'), async () => {
+      await spendBudget(r1, {});
+      tab1.client.close();
+    });
+    const tab2 = clientOf(ada, { sessionId: 'tab-away', fetch: armed.fetch });
+    const r2 = await tab2.client.join(roomId, { displayName: 'Ada' });
+    assert.equal(armed.reply.held, true, `the join was not held: ${JSON.stringify(armed.reply)}`);
+    assert.equal(r2.away, false, 'the mode the app asked for is kept');
+    // The held join gave the away lease and interval (50 s by default): a
+    // heartbeat by that schedule would leave Ada away far beyond this wait.
+    assert.ok(armed.reply.heartbeatSeconds > 15, `held join's heartbeat ${armed.reply.heartbeatSeconds} s: too short to tell`);
+    await until('Grace sees Ada present', () => entry(g, ada.uid)?.away === false, 10_000);
+    assert.equal((await stored(g, ada.uid)).away, false);
+  });
+
   test('an away toggle held over the state budget goes again with a heartbeat soon after, not at the away interval', async () => {
     const roomId = roomName('js-held-away');
     const ada = await userOf();
