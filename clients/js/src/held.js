@@ -4,7 +4,8 @@
 // toggle waits, its reply's `away` saying the mode in force. Neither is an
 // error, and the lease holds; what the app asked for is sent again so the
 // roster comes to show it: the state by POST …/state once the budget has
-// refilled, the away flag with a heartbeat (every heartbeat carries it).
+// refilled, the away flag with a heartbeat (every heartbeat carries it),
+// and a held rename by joining again (which carries all three).
 import { revisionIn } from './revision.js';
 
 // After a held away toggle (the reply gives no retry time) the next
@@ -30,15 +31,20 @@ export function heldAwayDelay(room, sent, inForce) {
   return HELD_AWAY_RETRY_MS * 2 ** (room._heldAway - 1);
 }
 
-/** A join was held with room.state in it: send the state again in `ms`. */
-export function stateHeld(room, ms) {
-  room._stateHeld = true;
+/**
+ * A join was held: send room.state again in `ms`, or, when `rename` (the
+ * held join was a rename, or one was already waiting), join again then.
+ */
+export function joinHeld(room, ms, rename) {
+  room._stateHeld = !!room.state;
+  room._nameHeld = rename;
   schedule(room, ms);
 }
 
 /** Nothing held is left to send (a join or setState put the state on the roster). */
 export function clearHeld(room) {
   room._stateHeld = false;
+  room._nameHeld = false;
   room.client.timers.clear(room._heldTimer);
   room._heldTimer = null;
 }
@@ -63,7 +69,12 @@ function schedule(room, ms) {
  * @param {import('./room.js').Room} room
  */
 export function resendHeldState(room) {
-  if (!room._stateHeld || room.status !== 'joined' || room._heldTimer || room._heldSending) return;
+  if (room.status !== 'joined' || room._heldTimer || room._heldSending) return;
+  if (room._nameHeld) {
+    rejoin(room);
+    return;
+  }
+  if (!room._stateHeld) return;
   const { state, generation } = room;
   room._heldSending = room.client._api.call('POST', room._path('state'), {
     sessionId: room.sessionId, generation, state,
@@ -79,6 +90,26 @@ export function resendHeldState(room) {
     if (err.status !== 429) room._emit('error', { error: err, during: 'state' });
     if (room.status === 'joined') schedule(room, Math.max((err.retryAfterSeconds || 0) * 1000, room._retryDelay(1)));
   }).finally(() => {
+    room._heldSending = null;
+  });
+}
+
+/**
+ * Joins again for a held rename, as the heartbeat would (room._busy), so
+ * that no heartbeat goes out meanwhile under the generation it replaces.
+ * A heartbeat in flight calls resendHeldState again once answered.
+ */
+function rejoin(room) {
+  if (room._busy) return;
+  room._busy = room._heldSending = room._join('rename').catch((err) => {
+    if (err.status === 409 || err.status === 403) {
+      room._wake();
+      return;
+    }
+    room._emit('error', { error: err, during: 'join' });
+    if (room.status === 'joined') schedule(room, Math.max((err.retryAfterSeconds || 0) * 1000, room._retryDelay(1)));
+  }).finally(() => {
+    room._busy = null;
     room._heldSending = null;
   });
 }

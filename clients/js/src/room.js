@@ -7,7 +7,7 @@ import { roomAfterLeave } from './empty-room.js';
 import { newerRevision, revisionIn } from './revision.js';
 import { databaseOf, wrongDatabase } from './database.js';
 import { isNetworkError } from './api.js';
-import { clearHeld, heldAwayDelay, resendHeldState, stateHeld } from './held.js';
+import { clearHeld, heldAwayDelay, joinHeld, resendHeldState } from './held.js';
 
 /**
  * Statuses:
@@ -94,6 +94,7 @@ export class Room {
     // state: it is sent again by held.js's timer. _heldAway counts the
     // heartbeats in a row whose away toggle was held.
     this._stateHeld = false;
+    this._nameHeld = false;
     this._heldTimer = null;
     this._heldSending = null;
     this._heldAway = 0;
@@ -188,7 +189,8 @@ export class Room {
     // A held join kept the stored state and mode (held.js): the state goes
     // again after retryAfterSeconds, the away flag with a heartbeat no later.
     const heldMs = data.held ? Math.max(1, data.retryAfterSeconds || 1) * 1000 : null;
-    if (heldMs !== null && this.state) stateHeld(this, heldMs);
+    const rename = reason === 'rename' || this._nameHeld;
+    if (heldMs !== null && (this.state || rename)) joinHeld(this, heldMs, rename);
     else clearHeld(this);
     this._heldAway = 0;
     this._schedule(heldMs === null ? this._nextBeatDelay() : Math.min(this._nextBeatDelay(), heldMs));
@@ -285,6 +287,9 @@ export class Room {
     if (this._busy) return this._busy;
     this._busy = this._beatOnce().finally(() => {
       this._busy = null;
+      // A held change whose timer was stopped (pause, resume) goes once
+      // the lease is confirmed; resendHeldState sends only while joined.
+      if ((this._stateHeld || this._nameHeld) && !this._heldTimer) resendHeldState(this);
     });
     return this._busy;
   }
@@ -332,7 +337,6 @@ export class Room {
       const next = this._nextBeatDelay();
       this._schedule(typeof data.away === 'boolean' ? Math.min(next, heldAwayDelay(this, away, data.away)) : next);
       if (this._pendingRead !== null) this._flushRead();
-      if (this._stateHeld && !this._heldTimer) resendHeldState(this);
     } catch (err) {
       if (!LIVE.has(this.status)) return;
       if (err.status === 409 && err.code === 'stale_generation') {

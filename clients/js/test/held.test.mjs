@@ -137,6 +137,25 @@ describe('@roomlease/client and changes held over the state budget', () => {
     assert.equal((await stored(g, ada.uid)).away, false);
   });
 
+  test('a rename held over the state budget joins again after retryAfterSeconds, and the roster comes to show the new name', async () => {
+    const roomId = roomName('js-held-rename');
+    const ada = await userOf();
+    const grace = clientOf(await userOf());
+    let a = null;
+    const armed = armedFetch((path, body) => path.endsWith('/join') && body?.displayName === 'Ada Lovelace', () => spendBudget(a, {}));
+    const tab = clientOf(ada, { fetch: armed.fetch });
+    a = await tab.client.join(roomId, { displayName: 'Ada' });
+    const g = await grace.client.join(roomId, { displayName: 'Grace' });
+    await until('Grace sees Ada', () => entry(g, ada.uid)?.displayName === 'Ada', 10_000);
+    assert.equal(await tab.client.join(roomId, { displayName: 'Ada Lovelace' }), a, 'the same Room, renamed');
+    assert.equal(armed.reply.held, true, `the rename was not held: ${JSON.stringify(armed.reply)}`);
+    assert.equal((await stored(g, ada.uid)).displayName, 'Ada', 'the held join kept the stored name');
+    await until('Grace sees Ada Lovelace', () => entry(g, ada.uid)?.displayName === 'Ada Lovelace', 10_000);
+    const renames = tab.rec.of('join').filter((c) => c.body?.displayName === 'Ada Lovelace');
+    assert.ok(renames.length >= 2, `the rename went again: ${renames.length} joins`);
+    assert.equal(a.status, 'joined');
+  });
+
   test('an away toggle held over the state budget goes again with a heartbeat soon after, not at the away interval', async () => {
     const roomId = roomName('js-held-away');
     const ada = await userOf();

@@ -390,7 +390,8 @@ export declare class RoomleaseClient {
   /**
    * Joins a room. A join the server held over the user's state budget
    * resolves as any other (status `joined`); the client sends the state and
-   * away flag it kept again once the budget has refilled.
+   * away flag it kept again once the budget has refilled, and joins again
+   * for a held rename (a new `displayName` for a room already joined).
    */
   join<S extends object = DefaultState>(roomId: string, opts?: { displayName?: string; state?: S }): Promise<Room<S>>;
   /** Whether the user is away, in every room (the adapters call it from visibility and AppState). */
