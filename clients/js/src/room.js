@@ -7,6 +7,7 @@ import { roomAfterLeave } from './empty-room.js';
 import { newerRevision, revisionIn } from './revision.js';
 import { databaseOf, wrongDatabase } from './database.js';
 import { isNetworkError } from './api.js';
+import { clearHeld, heldAwayDelay, joinHeld, resendHeldState } from './held.js';
 
 /**
  * Statuses:
@@ -89,6 +90,14 @@ export class Room {
     this._typingOn = false;
     this._pendingRead = null;
     this._listenerWakeAt = -Infinity;
+    // A join the server held (its state budget spent) kept the stored
+    // state: it is sent again by held.js's timer. _heldAway counts the
+    // heartbeats in a row whose away toggle was held.
+    this._stateHeld = false;
+    this._nameHeld = false;
+    this._heldTimer = null;
+    this._heldSending = null;
+    this._heldAway = 0;
   }
 
   /** True once the room was left, closed, or the user was refused. */
@@ -177,7 +186,14 @@ export class Room {
     this._seeRevision(revisionIn(data));
     this._setStatus('joined', reason);
     attachListeners(this);
-    this._schedule(this._nextBeatDelay());
+    // A held join kept the stored state and mode (held.js): the state goes
+    // again after retryAfterSeconds, the away flag with a heartbeat no later.
+    const heldMs = data.held ? Math.max(1, data.retryAfterSeconds || 1) * 1000 : null;
+    const rename = reason === 'rename' || this._nameHeld;
+    if (heldMs !== null && (this.state || rename)) joinHeld(this, heldMs, rename);
+    else clearHeld(this);
+    this._heldAway = 0;
+    this._schedule(heldMs === null ? this._nextBeatDelay() : Math.min(this._nextBeatDelay(), heldMs));
     if (this._pendingRead !== null) this._flushRead();
   }
 
@@ -260,6 +276,9 @@ export class Room {
   _stopTimers() {
     this.client.timers.clear(this._timer);
     this._timer = null;
+    // A held state waits (still _stateHeld) for the next heartbeat.
+    this.client.timers.clear(this._heldTimer);
+    this._heldTimer = null;
   }
 
   /** The lease check: heartbeat, and join again when the server says 409. */
@@ -268,6 +287,9 @@ export class Room {
     if (this._busy) return this._busy;
     this._busy = this._beatOnce().finally(() => {
       this._busy = null;
+      // A held change whose timer was stopped (pause, resume) goes once
+      // the lease is confirmed; resendHeldState sends only while joined.
+      if ((this._stateHeld || this._nameHeld) && !this._heldTimer) resendHeldState(this);
     });
     return this._busy;
   }
@@ -283,10 +305,11 @@ export class Room {
         return;
       }
       const generation = this.generation;
+      const away = this.away;
       const { data, sent, received } = await this.client._api.call('POST', this._path('heartbeat'), {
         sessionId: this.sessionId,
         generation,
-        away: this.away,
+        away,
         // With it, the server renews without reading the session; a
         // token it cannot use changes nothing but that.
         ...(this._leaseToken ? { leaseToken: this._leaseToken } : {}),
@@ -308,7 +331,11 @@ export class Room {
       // SDK does not retry) can read again: start it anew, or the roster
       // would silently stop changing while the heartbeats go on.
       attachListeners(this);
-      this._schedule(this._nextBeatDelay());
+      // The reply's away is the mode in force: another than asked means
+      // the server held the toggle (or the app toggled meanwhile), and a
+      // heartbeat soon asks again.
+      const next = this._nextBeatDelay();
+      this._schedule(typeof data.away === 'boolean' ? Math.min(next, heldAwayDelay(this, away, data.away)) : next);
       if (this._pendingRead !== null) this._flushRead();
     } catch (err) {
       if (!LIVE.has(this.status)) return;
@@ -480,6 +507,8 @@ export class Room {
   async setState(state) {
     if (state === null || typeof state !== 'object' || Array.isArray(state)) throw new TypeError('state must be a plain object');
     if (this._busy) await this._busy.catch(() => {});
+    // A held state being sent again must not land after this one.
+    if (this._heldSending) await this._heldSending;
     if (!LIVE.has(this.status) || this.generation === null) throw new Error(`cannot set state while ${this.status}`);
     const send = async () => {
       const { data } = await this.client._api.call('POST', this._path('state'), {
@@ -488,6 +517,8 @@ export class Room {
         state,
       });
       this.state = state;
+      // The app's own state is on the roster now: nothing held to send.
+      clearHeld(this);
       this._seeRevision(revisionIn(data));
       return data;
     };

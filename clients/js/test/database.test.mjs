@@ -66,10 +66,12 @@ describe('the database handshake', () => {
     const res = await fetch(`${config.apiUrl}/v1/config`);
     assert.equal(res.status, 200);
     const body = await res.json();
-    // emulators: this stack runs on them, and says where (a deployment's
-    // answer has no such field).
+    // On the emulators, as here, the reply also names them (docs/api.md).
     assert.deepEqual(Object.keys(body).sort(), ['database', 'emulators', 'heartbeatSeconds', 'leaseSeconds', 'projectId', 'recentlyLeftSeconds']);
-    assert.equal(body.emulators.firestore.port, Number(config.firestoreEmulatorPort));
+    assert.deepEqual(body.emulators, {
+      firestore: { host: config.firestoreEmulatorHost, port: Number(config.firestoreEmulatorPort) },
+      auth: { url: config.authEmulatorUrl },
+    }, 'the emulators the stack runs on, as the SDKs connect to them');
     assert.equal(body.projectId, config.projectId);
     assert.equal(body.heartbeatSeconds, config.heartbeatSeconds);
     assert.equal(body.leaseSeconds, config.leaseSeconds);

@@ -9,7 +9,7 @@ import { createRoomleaseClient as browserClient } from '@roomlease/client/browse
 import { createRoomleaseClient as nodeClient } from '@roomlease/client/node';
 import { createRoomleaseClient as nativeClient, followNetInfo, type AppStateLike, type NetInfoLike } from '@roomlease/client/react-native';
 import { RoomleaseError, newerRevision, type Room, type RoomInfo, type RoomStatus } from '@roomlease/client';
-import type { Departure, Participant, RoomleaseErrorCode } from '@roomlease/client';
+import type { Departure, Participant, RoomleaseErrorCode, ServerConfig } from '@roomlease/client';
 
 // State is generic: a room typed with the app's shape checks setState and
 // the participants' state against it.
@@ -71,6 +71,15 @@ async function browser(): Promise<void> {
   void now;
   client.close();
 }
+
+// The README's quick start: the server names its emulators, if any.
+async function quickStart(): Promise<void> {
+  const { emulators }: ServerConfig = await (await fetch('http://127.0.0.1:8081/v1/config')).json();
+  const url: string | undefined = emulators?.auth?.url;
+  void url;
+  nodeClient({ apiUrl: 'x', auth, app, firestoreEmulator: emulators?.firestore });
+}
+void quickStart;
 
 function node(): void {
   const client = nodeClient({ apiUrl: 'x', auth, app, firestoreEmulator: { host: '127.0.0.1', port: 8080 }, now: () => 0, random: () => 0.5, fetch });

@@ -291,6 +291,18 @@ export interface ServerConfig {
   leaseSeconds: number;
   /** How long a departure stays in `recentlyLeft` (ROOMLEASE_RECENTLY_LEFT). */
   recentlyLeftSeconds: number;
+  /**
+   * Only from a server on the emulators (scripts/dev, the tests; a
+   * deployment's reply has none), each part only for an emulator it uses:
+   * where to connect the Firebase SDKs, as the README's quick start does.
+   * The client itself reads none of it.
+   */
+  emulators?: {
+    /** For connectFirestoreEmulator, and as it is the `firestoreEmulator` option. */
+    firestore?: FirestoreEmulator;
+    /** For connectAuthEmulator: `http://host:port`. */
+    auth?: { url: string };
+  };
 }
 
 export declare class Room<S extends object = DefaultState> {
@@ -313,9 +325,17 @@ export declare class Room<S extends object = DefaultState> {
   participants: Participant<S>[];
   /** Who left within recentlyLeftSeconds and is not back, newest first. */
   recentlyLeft: Departure[];
-  /** This user's state as last accepted here (sent again with a rejoin). */
+  /**
+   * This user's state as last set here (sent again with a rejoin). After a
+   * join the server held over the user's state budget, it is the state the
+   * app asked for, which the roster shows once the client has sent it again
+   * (POST …/state, after the reply's retryAfterSeconds).
+   */
   state: S | null;
-  /** Whether this session's heartbeats say away. */
+  /**
+   * Whether this session's heartbeats say away: the mode the app asked for.
+   * A toggle the server held waits, and goes again with a heartbeat soon after.
+   */
   away: boolean;
   /** Unexpired typing signals, including this user's own (isSelf). */
   typing: TypingSignal[];
@@ -367,6 +387,12 @@ export declare class RoomleaseClient {
    * `firestore` passed in options is another database.
    */
   openFirestore(): Promise<Firestore>;
+  /**
+   * Joins a room. A join the server held over the user's state budget
+   * resolves as any other (status `joined`); the client sends the state and
+   * away flag it kept again once the budget has refilled, and joins again
+   * for a held rename (a new `displayName` for a room already joined).
+   */
   join<S extends object = DefaultState>(roomId: string, opts?: { displayName?: string; state?: S }): Promise<Room<S>>;
   /** Whether the user is away, in every room (the adapters call it from visibility and AppState). */
   setAwayAll(away: boolean): void;
