@@ -84,7 +84,7 @@ type userAnswer struct {
 // refusing the same second as well would refuse the token a sign-up or a
 // password change has just handed out, for its whole hour. The price, the
 // same as with the Admin SDK: a token issued in a revocation's own second,
-// just before the revocation, keeps working (docs/operations.md, "Revoked
+// just before the revocation, keeps working (docs/deploy.md, "Revoked
 // and disabled users", says how to close that second).
 func (a userAnswer) judge(issuedAt time.Time) error {
 	switch {

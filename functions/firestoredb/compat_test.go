@@ -9,7 +9,7 @@ import (
 )
 
 // Data written by one server version and read by another: the rule in
-// docs/operations.md ("Data changes") says a release may add a field but
+// docs/upgrades.md ("Data changes") says a release may add a field but
 // must read its absence as the old behaviour, and may never rely on a field
 // surviving an older server. These tests hold the two directions of an
 // upgrade and a rollback to that rule against the emulator: documents are
@@ -61,7 +61,7 @@ func TestCompat_RecordsOfAnOlderServer(t *testing.T) {
 // code does not know. This server must decode them (unknown fields are
 // ignored) and serve every operation on them. What it must not be trusted
 // to do is keep those fields: the test records which writes keep them, so
-// that the rule in docs/operations.md stays true.
+// that the rule in docs/upgrades.md stays true.
 func TestCompat_RecordsOfANewerServer(t *testing.T) {
 	f := MustOpenStore(t)
 	gen, room, entry, session := twoInARoom(t, f, "compat-new")

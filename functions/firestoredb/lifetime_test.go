@@ -103,7 +103,7 @@ func TestLifetime_RevisionShardsOutliveTheirRoomsRefresh(t *testing.T) {
 
 // A transaction that runs out of time says how many attempts it made and
 // for how long, so that a timed-out request tells contention (many
-// attempts) from a wait on one (docs/operations.md, "Failing requests").
+// attempts) from a wait on one (docs/runbook.md, "Failing requests").
 func TestTransact_ATimedOutRequestNamesItsAttempts(t *testing.T) {
 	f := MustOpenStore(t)
 	// The request ends inside the first attempt, after the transaction

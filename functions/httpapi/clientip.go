@@ -17,7 +17,7 @@ import (
 // connection's own address (RemoteAddr) is Google's proxy there, shared by
 // everyone; it is used only without the header (a local run), or when the
 // right-most entry is not an address. Behind a load balancer of your own
-// the right-most entry is the balancer's (docs/operations.md).
+// the right-most entry is the balancer's (docs/abuse.md).
 //
 // An IPv6 address counts by its /64: one subscriber usually holds a whole
 // /64, so counting single addresses would let a client multiply its

@@ -19,7 +19,7 @@ import (
 // only retire clients that announce themselves. A header the server cannot
 // read is served too, because refusing it would turn a typo in a client's
 // version string into an outage; the reply says "unknown" so that the
-// client's tests can notice. docs/operations.md ("Client compatibility")
+// client's tests can notice. docs/upgrades.md ("Client compatibility")
 // has the rule that decides the minimum.
 const (
 	ClientHeader        = "Roomlease-Client"

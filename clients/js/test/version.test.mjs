@@ -1,5 +1,5 @@
 // The client names its version on every call (Roomlease-Client), so that the
-// server can say whether it still serves it (docs/operations.md, "Client
+// server can say whether it still serves it (docs/upgrades.md, "Client
 // compatibility").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -26,7 +26,7 @@ provider "google" {
   # call names a quota project. These two make every call name this
   # project. That in turn needs serviceusage and cloudresourcemanager
   # enabled in it (the module enables them, and the first step in
-  # docs/operations.md does so by hand before the first apply).
+  # docs/deploy.md does so by hand before the first apply).
   user_project_override = true
   billing_project       = var.project_id
 }

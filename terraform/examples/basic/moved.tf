@@ -5,7 +5,7 @@
 # default) the module gives every resource the name it had, so the plan
 # after the move changes nothing that forces a replacement.
 #
-# Steps (docs/operations.md, "Moving to the module"): move the state file
+# Steps (docs/deploy.md, "Moving to the module"): move the state file
 # (terraform/terraform.tfstate to terraform/examples/basic/, or point
 # backend.tf at the old backend), run scripts/deploy --plan, check that it
 # says "0 to destroy", then apply. The blocks are harmless for a new

@@ -3,7 +3,7 @@
 # what each one means).
 
 variable "project_id" {
-  description = "Google Cloud project to deploy into. It must have Firebase enabled (docs/operations.md)."
+  description = "Google Cloud project to deploy into. It must have Firebase enabled (docs/deploy.md)."
   type        = string
 }
 

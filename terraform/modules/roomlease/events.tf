@@ -67,7 +67,7 @@ resource "google_pubsub_topic" "events_dead_letter" {
 
 # A topic without a subscription drops what is published to it: this one
 # keeps the dead letters (7 days) for inspection and replay
-# (docs/operations.md, "Presence events: delivery").
+# (docs/runbook.md, "Presence events: delivery").
 resource "google_pubsub_subscription" "events_dead_letter" {
   count                      = local.events_count
   project                    = var.project_id

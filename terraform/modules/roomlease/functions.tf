@@ -169,7 +169,7 @@ resource "google_service_account" "build" {
 # roomlease/sweepStatus), and Firestore security rules do not apply to IAM
 # callers. Only a separate database for the operator's documents, which the
 # functions would be granted read-only, would enforce it; see "Least
-# privilege" in docs/operations.md.
+# privilege" in docs/deploy.md.
 #
 # A custom role with only the datastore.entities.* and
 # datastore.databases.get permissions would drop the read-only metadata
@@ -457,7 +457,7 @@ resource "google_cloudfunctions2_function" "presence" {
   # propagate (IAM changes take up to a few minutes), in place of a timed
   # wait, which would need the time provider. If a first build still fails
   # with a permission error on gcf-v2-sources-… or the repository, running
-  # the apply again succeeds (docs/operations.md).
+  # the apply again succeeds (docs/deploy.md).
   depends_on = [
     google_project_service.enabled,
     google_project_iam_member.presence_firestore,

@@ -60,7 +60,7 @@ locals {
     }
   }
 
-  # The rollout's evidence (docs/operations.md, "First deployment"): teardown
+  # The rollout's evidence (docs/cleanup.md, "First deployment"): teardown
   # candidates and what became of them, one metric per slice, since a
   # log-based metric extracts one field. No room id is a label.
   rollout_counts = {
@@ -187,7 +187,7 @@ resource "google_logging_metric" "sweep_violation_runs" {
 
 locals {
   # Each alert names the runbook section that says what to do.
-  runbook = "docs/operations.md in the roomlease repository"
+  runbook = "docs/runbook.md in the roomlease repository"
 
   # The sweeper measures cleanup lag from a room's last departure, so every
   # deleted room's lag includes the whole grace; the target is what may come
@@ -401,6 +401,6 @@ resource "google_monitoring_alert_policy" "teardown_violation" {
 check "alerts_notify_someone" {
   assert {
     condition     = length(var.notification_channels) > 0
-    error_message = "notification_channels is empty: the ${var.name_prefix} alert policies will open incidents but notify nobody. Set notification_channels (docs/operations.md, \"Alerts\")."
+    error_message = "notification_channels is empty: the ${var.name_prefix} alert policies will open incidents but notify nobody. Set notification_channels (docs/runbook.md, \"Alerts\")."
   }
 }

@@ -66,7 +66,7 @@ output "events_topic" {
 }
 
 output "events_dead_letter_subscription" {
-  description = "The subscription that keeps the events the backend did not take (docs/operations.md, \"Presence events: delivery\"), or null with events off."
+  description = "The subscription that keeps the events the backend did not take (docs/runbook.md, \"Presence events: delivery\"), or null with events off."
   value       = one(google_pubsub_subscription.events_dead_letter[*].name)
 }
 

@@ -8,7 +8,7 @@
 # The key's value comes from the sensitive variable lease_token_key (no
 # random provider is available where this is developed, and a key Terraform
 # generated would sit in its state anyway; so does this one: protect the
-# state, docs/operations.md). It lives in Secret Manager and reaches the
+# state, docs/deploy.md). It lives in Secret Manager and reaches the
 # functions as a secret environment variable, version "latest", which each
 # new instance reads at start: a changed key takes effect as instances are
 # replaced, and invalidates the tokens clients hold (they rejoin).

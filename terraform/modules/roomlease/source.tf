@@ -37,7 +37,7 @@ resource "google_storage_bucket_object" "source" {
   # object must already be in the state (the deployed one), and this text is
   # never uploaded; a plan that shows this object being created without an
   # archive would upload it in place of the real archive: stop and see
-  # docs/operations.md, "The source archive".
+  # docs/deploy.md, "The source archive".
   content = var.source_archive == null ? "not an archive: placeholder of a roomlease plan without source_archive" : null
 
   lifecycle {
@@ -50,7 +50,7 @@ resource "google_storage_bucket_object" "source" {
     # archive, naming the deployed object, changes nothing. Terraform
     # deletes the previous object when it replaces this one, so archives do
     # not pile up; a rollback rebuilds the earlier archive from its tag
-    # (docs/operations.md, "Rolling back").
+    # (docs/upgrades.md, "Rolling back").
     ignore_changes = [source, content, detect_md5hash]
 
     precondition {

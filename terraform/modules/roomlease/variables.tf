@@ -27,7 +27,7 @@ variable "name_prefix" {
 # --- Where ----------------------------------------------------------------
 
 variable "project_id" {
-  description = "Google Cloud project to deploy into. It must have Firebase enabled (see docs/operations.md)."
+  description = "Google Cloud project to deploy into. It must have Firebase enabled (see docs/deploy.md)."
   type        = string
 
   validation {
@@ -55,7 +55,7 @@ variable "region" {
 # indexes and rules apart from other apps' data, and lets IAM confine the
 # functions to it (functions.tf). To use an existing database instead, such
 # as "(default)", set create_database = false and database_id to its name
-# ("Choosing the database" in docs/operations.md).
+# ("Choosing the database" in docs/deploy.md).
 
 variable "create_database" {
   description = "Create the Firestore database database_id (the default). Set false to use an existing database of that name instead, such as \"(default)\"."
@@ -93,7 +93,7 @@ variable "firestore_location" {
 # (`terraform output -raw source_object_name`), and no archive at all. The
 # object's name is the archive's MD5, so the same code gives the same name
 # and a deploy of unchanged code uploads and rebuilds nothing
-# (docs/operations.md, "The source archive").
+# (docs/deploy.md, "The source archive").
 
 variable "source_archive" {
   description = "Path of a zip that scripts/deploy builds (the root package, functions/, go.mod and go.sum), to upload and build the functions from. Null: build from source_object, which is already in the bucket."
@@ -107,7 +107,7 @@ variable "source_archive" {
 }
 
 variable "source_object" {
-  description = "Name of the source object the functions run now (`terraform output -raw source_object_name`), used when source_archive is null: to plan or apply settings without building an archive. It must be the object already in this state; an earlier archive is redeployed by building it again (docs/operations.md, \"Rolling back\")."
+  description = "Name of the source object the functions run now (`terraform output -raw source_object_name`), used when source_archive is null: to plan or apply settings without building an archive. It must be the object already in this state; an earlier archive is redeployed by building it again (docs/upgrades.md, \"Rolling back\")."
   type        = string
   default     = null
 
@@ -248,7 +248,7 @@ variable "cleanup_mode" {
     roomlease/config in Firestore (field cleanupMode) overrides this at run
     time. The default here is "observe", unlike the functions' own default,
     so that a first deployment deletes nothing until an operator has compared
-    its candidates with real reconnects (docs/operations.md); set "enforce"
+    its candidates with real reconnects (docs/cleanup.md); set "enforce"
     once that is done.
   EOT
   type        = string
@@ -267,7 +267,7 @@ variable "enforce_share_percent" {
     rest. Rooms are chosen by a hash of their id, so a room's treatment never
     flips at a fixed share and raising the share only adds rooms. The field
     enforceSharePercent of roomlease/config overrides this at run time; walk
-    it through 1, 10, 50 and 100 (docs/operations.md, "First deployment").
+    it through 1, 10, 50 and 100 (docs/cleanup.md, "First deployment").
   EOT
   type        = number
   default     = 100
@@ -301,7 +301,7 @@ variable "log_level" {
 }
 
 variable "sweep_log_level" {
-  description = "ROOMLEASE_LOG_LEVEL of the Sweep function. The sweeper logs each room it would tear down (or does) at debug level; those lines are what the observe-mode review in docs/operations.md compares with reconnects, hence the default. Lower it to info once enforcing if their volume matters."
+  description = "ROOMLEASE_LOG_LEVEL of the Sweep function. The sweeper logs each room it would tear down (or does) at debug level; those lines are what the observe-mode review in docs/cleanup.md compares with reconnects, hence the default. Lower it to info once enforcing if their volume matters."
   type        = string
   default     = "debug"
 
@@ -432,7 +432,7 @@ variable "notification_channels" {
 # --- App Check and rate limits ----------------------------------------------
 
 variable "app_check_mode" {
-  description = "ROOMLEASE_APP_CHECK: what the API does with requests that carry no valid Firebase App Check token. monitor (the default) serves them and logs and counts them (metric roomlease/app_check_failures); enforce refuses them with 401 app_check_failed; off ignores App Check. Move to enforce once the metric shows that your clients send tokens (docs/operations.md, \"App Check and rate limits\")."
+  description = "ROOMLEASE_APP_CHECK: what the API does with requests that carry no valid Firebase App Check token. monitor (the default) serves them and logs and counts them (metric roomlease/app_check_failures); enforce refuses them with 401 app_check_failed; off ignores App Check. Move to enforce once the metric shows that your clients send tokens (docs/abuse.md, \"App Check and rate limits\")."
   type        = string
   default     = "monitor"
 
@@ -688,7 +688,7 @@ variable "sweep_batch" {
 # --- Releases ----------------------------------------------------------------
 
 variable "min_client_versions" {
-  description = "ROOMLEASE_MIN_CLIENT_VERSION: the oldest client versions the API serves, comma-separated KIND/VERSION (\"js/0.2.0,go/0.1.0\"). Older clients that send Roomlease-Client get 426 client_too_old; empty (the default) serves every version. docs/operations.md, \"Client compatibility\"."
+  description = "ROOMLEASE_MIN_CLIENT_VERSION: the oldest client versions the API serves, comma-separated KIND/VERSION (\"js/0.2.0,go/0.1.0\"). Older clients that send Roomlease-Client get 426 client_too_old; empty (the default) serves every version. docs/upgrades.md, \"Client compatibility\"."
   type        = string
   default     = ""
 
@@ -701,7 +701,7 @@ variable "min_client_versions" {
 # --- The lease-token key -------------------------------------------------------
 
 variable "lease_token_key" {
-  description = "ROOMLEASE_LEASE_TOKEN_KEY: the HMAC key every instance of both functions signs and checks lease tokens with, at least 32 bytes (e.g. `openssl rand -base64 48`). Stored as a Secret Manager secret and given to both functions as a secret environment variable. Null: no secret, and the functions take the slower path that reads the session. Changing it invalidates the tokens clients hold (docs/operations.md, \"The lease-token key\")."
+  description = "ROOMLEASE_LEASE_TOKEN_KEY: the HMAC key every instance of both functions signs and checks lease tokens with, at least 32 bytes (e.g. `openssl rand -base64 48`). Stored as a Secret Manager secret and given to both functions as a secret environment variable. Null: no secret, and the functions take the slower path that reads the session. Changing it invalidates the tokens clients hold (docs/deploy.md, \"The lease-token key\")."
   type        = string
   default     = null
   sensitive   = true
