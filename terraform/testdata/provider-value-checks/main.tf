@@ -2,7 +2,7 @@
 # (tools/tfstub/checks.go), on the resource types the deployment uses.
 # scripts/check-terraform expects `terraform validate` to fail here with
 # exactly the diagnostics in expected-errors.txt, which is what the real
-# hashicorp/google 7.45.0 reported for this file (docs/operations.md, "What
+# hashicorp/google 7.45.0 reported for this file (docs/deploy.md, "What
 # the offline checks cannot see", says how to compare again).
 #
 # Not part of the deployment: Terraform reads only the top level of
