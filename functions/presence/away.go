@@ -92,7 +92,7 @@ func (s Settings) PlanAway(now time.Time, st DepartureState, ref SessionRef, awa
 	}
 	sess := *st.Session
 	sess.Away = away
-	sess.LeaseExpiresAt = now.Add(s.ForMode(away).Lease)
+	sess.LeaseExpiresAt = leaseEnd(now, s.ForMode(away).Lease)
 	sess.ExpireAt = sess.LeaseExpiresAt.Add(s.SessionRetention)
 	p := AwayPlan{Session: sess, Participant: *st.Participant}
 	sessions := withSession(st.Sessions, sess)

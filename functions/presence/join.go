@@ -194,7 +194,7 @@ func (s Settings) planJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 	}
 	p.Session.Generation = nextGeneration(now, prev)
 	p.Session.Away = req.Away
-	p.Session.LeaseExpiresAt = now.Add(s.ForMode(req.Away).Lease)
+	p.Session.LeaseExpiresAt = leaseEnd(now, s.ForMode(req.Away).Lease)
 	p.Session.ExpireAt = p.Session.LeaseExpiresAt.Add(s.SessionRetention)
 
 	// 4. The session count, recounted: the user's other live sessions and

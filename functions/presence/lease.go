@@ -36,9 +36,20 @@ func (s Settings) Renew(now time.Time, stored *Session, ref SessionRef) (sess Se
 
 // extend returns sess with a fresh lease of its mode from now.
 func (s Settings) extend(now time.Time, sess Session) Session {
-	sess.LeaseExpiresAt = now.Add(s.ForMode(sess.Away).Lease)
+	sess.LeaseExpiresAt = leaseEnd(now, s.ForMode(sess.Away).Lease)
 	sess.ExpireAt = sess.LeaseExpiresAt.Add(s.SessionRetention)
 	return sess
+}
+
+// leaseEnd is the end of a lease of length d granted at now, cut to the
+// microsecond. Firestore keeps timestamps to the microsecond, so a lease
+// answered to the nanosecond would end, as stored and as the sweeper
+// judges it, up to a microsecond before the end its holder was promised:
+// a live lease removed (the model test found it once its clocks moved by
+// sub-microsecond steps). Cutting it here makes the answer, the lease
+// token and the stored document agree.
+func leaseEnd(now time.Time, d time.Duration) time.Time {
+	return now.Add(d).Truncate(time.Microsecond)
 }
 
 // checkHolder returns EStaleGeneration unless stored is ref's session, of
