@@ -82,14 +82,19 @@ func (s *Store) HeartbeatAway(ctx context.Context, req presence.AwayRequest) (pr
 			return renew() // the toggle waits; nothing the roster shows changes
 		}
 		sess, read = plan.Session, time.Time{}
+		// The event's cursor is read before the first write: a transaction
+		// reads nothing after it writes, and the expired siblings' deletion
+		// is a write.
+		var event *eventBase
+		if plan.WriteParticipant {
+			if event, err = s.readCursor(tx, ref.RoomID, ref.ParticipantID, time.Time{}); err != nil {
+				return err
+			}
+		}
 		if err := s.deleteSessions(tx, ref.SessionKey, plan.ExpiredSiblings); err != nil {
 			return err
 		}
 		if plan.WriteParticipant {
-			event, err := s.readCursor(tx, ref.RoomID, ref.ParticipantID, time.Time{})
-			if err != nil {
-				return err
-			}
 			if err := tx.set(s.participant(ref.RoomID, ref.ParticipantID), participantToRecord(plan.Participant)); err != nil {
 				return err
 			}

@@ -283,3 +283,31 @@ func TestEvents_SequenceNumbersForASnapshot(t *testing.T) {
 		t.Fatalf("seqs %v, want %v", seqs, want)
 	}
 }
+
+// An away toggle that also deletes a sibling session whose lease has ended
+// (presence.PlanAway's ExpiredSiblings) reads the user's event cursor
+// before that deletion: a transaction reads nothing after it writes, and
+// the toggle failed whenever events were on and a sibling had ended (the
+// model test found it, seed 1796178115249379714).
+func TestEvents_AnAwayToggleThatDeletesAnEndedSibling(t *testing.T) {
+	f := MustOpenStore(t)
+	sub := withEvents(t, f)
+	f.mustJoin(t, "r", "alice", "tab1")
+	f.clock.Advance(10 * time.Second)
+	tab2 := f.mustJoin(t, "r", "alice", "tab2")
+	f.clock.Advance(6 * time.Second) // tab1's lease has ended, tab2's has not
+
+	g, err := f.store.HeartbeatAway(f.ctx, presence.AwayRequest{SessionRef: ref("r", "alice", "tab2", tab2.Session.Generation), Away: true})
+	if err != nil {
+		t.Fatalf("away toggle beside an ended sibling: %v", err)
+	}
+	if !g.Away {
+		t.Fatalf("the toggle answered away %v, want true", g.Away)
+	}
+	got := eventLines(t, sub.WaitUntil(t, "alice's update", func(got []emulatortest.Received) bool {
+		return slices.ContainsFunc(eventLines(t, got), func(l eventLine) bool { return l.Type == presence.EventUpdated })
+	}))
+	if last := got[len(got)-1]; last.Type != presence.EventUpdated || last.Participant != "alice" || last.Seq != 3 {
+		t.Fatalf("events %v, want alice's update #3 last", got)
+	}
+}
