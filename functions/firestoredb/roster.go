@@ -98,12 +98,21 @@ func (s *Store) readRosterCaller(tx *txn, req presence.RosterRequest) (*presence
 }
 
 // readLiveEntries makes step 3 of Roster: caller's entry, already read, and
-// the entries of the other users who hold one of the live sessions. A
-// session whose entry is missing (which no path leaves behind) is skipped:
-// LiveRoster lists entries, not sessions.
+// the entries of the other users who hold one of the live sessions.
 func (s *Store) readLiveEntries(tx *txn, roomID string, caller *presence.Participant, sessions []presence.Session) ([]presence.Participant, error) {
-	entries := []presence.Participant{*caller}
-	seen := map[string]bool{caller.ID: true}
+	others, err := s.entriesOf(tx, roomID, sessions, caller.ID)
+	if err != nil {
+		return nil, err
+	}
+	return append([]presence.Participant{*caller}, others...), nil
+}
+
+// entriesOf reads the roster entries of the users who hold sessions, once
+// each, but skip's (an entry the caller has read already). A session whose
+// entry is missing (which no path leaves behind) is skipped: a roster lists
+// entries, not sessions.
+func (s *Store) entriesOf(tx *txn, roomID string, sessions []presence.Session, skip string) ([]presence.Participant, error) {
+	seen := map[string]bool{skip: skip != ""}
 	var refs []*firestore.DocumentRef
 	for _, sess := range sessions {
 		if !seen[sess.ParticipantID] {
@@ -112,12 +121,13 @@ func (s *Store) readLiveEntries(tx *txn, roomID string, caller *presence.Partici
 		}
 	}
 	if len(refs) == 0 {
-		return entries, nil
+		return nil, nil
 	}
 	snaps, err := tx.getAll(refs...)
 	if err != nil {
 		return nil, err
 	}
+	entries := make([]presence.Participant, 0, len(snaps))
 	for i, snap := range snaps {
 		p, err := decodeParticipant(snap, roomID, refs[i].ID)
 		if err != nil {

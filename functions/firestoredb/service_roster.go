@@ -48,7 +48,7 @@ func (s *Store) ServiceRoster(ctx context.Context, roomID string) (presence.Snap
 		if err != nil {
 			return err
 		}
-		entries, err := s.entriesOf(tx, roomID, sessions)
+		entries, err := s.entriesOf(tx, roomID, sessions, "")
 		if err != nil {
 			return err
 		}
@@ -81,36 +81,4 @@ func (s *Store) lifetimeEventSeqs(tx *txn, roomID string, lifetime time.Time) (m
 		return map[string]int64{}, nil
 	}
 	return s.readEventSeqs(tx, roomID, lifetime)
-}
-
-// entriesOf reads the roster entries of the users who hold sessions, once
-// each. A session without an entry (which no path leaves behind) is
-// skipped, as in Roster.
-func (s *Store) entriesOf(tx *txn, roomID string, sessions []presence.Session) ([]presence.Participant, error) {
-	seen := map[string]bool{}
-	var refs []*firestore.DocumentRef
-	for _, sess := range sessions {
-		if !seen[sess.ParticipantID] {
-			seen[sess.ParticipantID] = true
-			refs = append(refs, s.participant(roomID, sess.ParticipantID))
-		}
-	}
-	if len(refs) == 0 {
-		return nil, nil
-	}
-	snaps, err := tx.getAll(refs...)
-	if err != nil {
-		return nil, err
-	}
-	entries := make([]presence.Participant, 0, len(snaps))
-	for i, snap := range snaps {
-		p, err := decodeParticipant(snap, roomID, refs[i].ID)
-		if err != nil {
-			return nil, err
-		}
-		if p != nil {
-			entries = append(entries, *p)
-		}
-	}
-	return entries, nil
 }
