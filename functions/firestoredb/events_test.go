@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -304,10 +305,12 @@ func TestEvents_AnAwayToggleThatDeletesAnEndedSibling(t *testing.T) {
 	if !g.Away {
 		t.Fatalf("the toggle answered away %v, want true", g.Away)
 	}
-	got := eventLines(t, sub.WaitUntil(t, "alice's update", func(got []emulatortest.Received) bool {
-		return slices.ContainsFunc(eventLines(t, got), func(l eventLine) bool { return l.Type == presence.EventUpdated })
+	third := func(l eventLine) bool { return l.Participant == "alice" && l.Seq == 3 }
+	got := eventLines(t, sub.WaitUntil(t, "alice's third event", func(got []emulatortest.Received) bool {
+		return slices.ContainsFunc(eventLines(t, got), third)
 	}))
-	if last := got[len(got)-1]; last.Type != presence.EventUpdated || last.Participant != "alice" || last.Seq != 3 {
-		t.Fatalf("events %v, want alice's update #3 last", got)
+	i := slices.IndexFunc(got, third)
+	if l := got[i]; l.Type != presence.EventUpdated || !strings.Contains(l.Changed, "away") {
+		t.Fatalf("events %v, want alice's third to be the away update", got)
 	}
 }
