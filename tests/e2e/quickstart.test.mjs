@@ -21,7 +21,7 @@ const WEB_URL = (process.env.ROOMLEASE_E2E_WEB_URL || '').replace(/\/+$/, '');
 const ARTIFACTS = path.resolve(process.env.ROOMLEASE_E2E_ARTIFACTS
   || fileURLToPath(new URL('./artifacts', import.meta.url)));
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const SLACK_MS = Number(process.env.ROOMLEASE_E2E_SLACK_SECONDS || 6) * 1000;
+const SLACK_MS = Number(process.env.ROOMLEASE_E2E_SLACK_SECONDS || 10) * 1000;
 const DEV_API_URL = "'http://127.0.0.1:8081'";
 
 /** The first ```jsx block after the README's "## Quick start (web)". */

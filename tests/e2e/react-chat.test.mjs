@@ -15,7 +15,7 @@ const WEB_URL = (process.env.ROOMLEASE_E2E_WEB_URL || '').replace(/\/+$/, '');
 const ARTIFACTS = path.resolve(process.env.ROOMLEASE_E2E_ARTIFACTS
   || fileURLToPath(new URL('./artifacts', import.meta.url)));
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const SLACK_MS = Number(process.env.ROOMLEASE_E2E_SLACK_SECONDS || 6) * 1000;
+const SLACK_MS = Number(process.env.ROOMLEASE_E2E_SLACK_SECONDS || 10) * 1000;
 const ROOM = `react-e2e-${Date.now().toString(36)}`;
 
 const rosterOf = (page) => page.$$eval('[data-testid=participant]', (els) => els.map((e) => e.dataset.name).sort());

@@ -12,7 +12,7 @@ import {
 
 const WEB_URL = (process.env.ROOMLEASE_E2E_WEB_URL || '').replace(/\/+$/, '');
 // Slack for a loaded two-core machine: scheduling, listener delivery.
-export const SLACK_MS = Number(process.env.ROOMLEASE_E2E_SLACK_SECONDS || 6) * 1000;
+export const SLACK_MS = Number(process.env.ROOMLEASE_E2E_SLACK_SECONDS || 10) * 1000;
 export const SWEEP_MS = Number(process.env.ROOMLEASE_E2E_SWEEP_SECONDS || 1) * 1000;
 
 let configPromise = null;
