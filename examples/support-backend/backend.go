@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -70,9 +69,6 @@ func (b *Backend) Handle(ctx context.Context, ev events.Event) error {
 	}
 }
 
-func isAgent(state json.RawMessage) bool {
-	var s struct {
-		Role string `json:"role"`
-	}
-	return json.Unmarshal(state, &s) == nil && s.Role == "agent"
+func isAgent(state map[string]any) bool {
+	return state["role"] == "agent"
 }

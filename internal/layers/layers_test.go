@@ -100,7 +100,7 @@ var allowed = map[layer][]layer{
 	wiring:     {domain, adapter, leaf, wiring},
 	function:   {wiring, leaf},
 	command:    {function, wiring, leaf, domain, adapter, benchmark},
-	client:     nil,
+	client:     {client}, // the client module's packages build on each other (events on eventfold), never on the server
 	benchmark:  {domain, adapter, leaf, client, benchmark},
 	testHelper: {testHelper, client},
 	testOnly:   nil,

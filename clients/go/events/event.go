@@ -3,14 +3,16 @@ package events
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/roomlease/roomlease/clients/go/eventfold"
 )
 
 // The event types (ce-type).
 const (
-	TypeParticipantJoined  = "roomlease.participant.joined"
-	TypeParticipantUpdated = "roomlease.participant.updated"
-	TypeParticipantLeft    = "roomlease.participant.left"
-	TypeRoomClosed         = "roomlease.room.closed"
+	TypeParticipantJoined  = eventfold.TypeJoined
+	TypeParticipantUpdated = eventfold.TypeUpdated
+	TypeParticipantLeft    = eventfold.TypeLeft
+	TypeRoomClosed         = eventfold.TypeClosed
 )
 
 // Event is one CloudEvent as roomlease publishes it (binary mode: the
@@ -29,35 +31,13 @@ type Event struct {
 	Attempt   int
 }
 
-// Data is an event's data. Fields that an event type does not carry are
-// zero; fields added later are ignored (forward compatibility).
-type Data struct {
-	RoomID   string    `json:"roomId"`
-	Lifetime time.Time `json:"lifetime"`
-	// Participant events.
-	ParticipantID  string       `json:"participantId"`
-	ParticipantSeq int64        `json:"participantSeq"`
-	Participant    *Participant `json:"participant"`
-	Changed        []string     `json:"changed"` // updated only
-	Reason         string       `json:"reason"`  // left only: left, expired or evicted
-	OccurredAt     time.Time    `json:"occurredAt"`
-	// room.closed.
-	OpenedAt          time.Time `json:"openedAt"`
-	ClosedAt          time.Time `json:"closedAt"`
-	EmptySince        time.Time `json:"emptySince"`
-	CleanupLagSeconds float64   `json:"cleanupLagSeconds"`
-	Generation        int64     `json:"generation"`
-}
-
-// Participant is a roster entry as an event carries it.
-type Participant struct {
-	DisplayName  string          `json:"displayName"`
-	PhotoURL     string          `json:"photoURL"`
-	State        json.RawMessage `json:"state"`
-	Away         bool            `json:"away"`
-	SessionCount int             `json:"sessionCount"`
-	JoinedAt     time.Time       `json:"joinedAt"`
-}
+// Data is an event's data and Participant a roster entry as an event
+// carries it: eventfold's types, so that what Handler decodes folds into a
+// roster as it is.
+type (
+	Data        = eventfold.Data
+	Participant = eventfold.Participant
+)
 
 // Decode parses the event's data.
 func (e Event) Decode() (Data, error) {
