@@ -64,6 +64,14 @@ export class Room {
     this.room = null;
     /** Highest revision seen (listener or API); see revision.js. */
     this.revision = null;
+    /**
+     * 'roster': the listeners follow every roster entry. 'large': the room
+     * has a summary (large-room.js), and `participants` is its sample with
+     * this user's own entry.
+     */
+    this.mode = 'roster';
+    /** How many are in the room: the roster's length, or the summary's exact count at its revision. */
+    this.count = 0;
     this.participants = [];
     /** Users who left the roster within recentlyLeftSeconds and are not back. */
     this.recentlyLeft = [];
@@ -77,7 +85,19 @@ export class Room {
     this.receipts = {};
     this.lastReadSeq = null;
     this._handlers = new Map();
-    this._listeners = { room: null, revision: null, roster: null, typing: null, receipts: null };
+    this._listeners = { room: null, summary: null, self: null, revision: null, roster: null, recentlyLeft: null, typing: null, receipts: null };
+    /** How often each listener was started: for tests and debugging. */
+    this._listenerStarts = {};
+    // What the summary's last snapshot said: null (none yet since the
+    // listeners started), 'none' or 'large'; the large room's view, and
+    // this user's own entry while in large mode (undefined: not read yet).
+    // See large-room.js.
+    this._summaryState = null;
+    this._summary = null;
+    this._pendingSummary = null;
+    this._lastAsOf = null;
+    this._selfEntry = undefined;
+    this._selfSeen = false;
     this._timer = null;
     this._typingTimer = null;
     this._failures = 0;
@@ -450,7 +470,8 @@ export class Room {
   async leave() {
     if (this.isFinished) return { removed: false };
     const held = HOLDS_LEASE.has(this.status) || this.status === 'away';
-    const wasAlone = this.participants.length === 1 && this.participants[0].isSelf && this.participants[0].sessionCount <= 1;
+    const me = this.participants.find((p) => p.isSelf);
+    const wasAlone = this.count === 1 && !!me && me.sessionCount <= 1;
     this._stopTimers();
     this._setStatus('left', 'leave');
     detachListeners(this);
@@ -619,6 +640,25 @@ export class Room {
    */
   async refresh() {
     const { data } = await this.client._api.call('GET', this._path(''));
+    this._seeRevision(revisionIn(data));
+    return data;
+  }
+
+  /**
+   * One page of the whole roster through the API (GET …/participants), in
+   * user id order: how a large room's client lists everyone, since its
+   * `participants` are the summary's sample. Pass the page's
+   * `nextPageToken` as `pageToken` for the next; the last page has none.
+   * Each page is at the revision it states. Rejects with 404
+   * room_not_found when this user is not a live participant.
+   * @param {{pageSize?: number, pageToken?: string}} [options] pageSize 1–500 (the server's default 100)
+   */
+  async listParticipants({ pageSize, pageToken } = {}) {
+    const query = new URLSearchParams();
+    if (pageSize !== undefined) query.set('pageSize', String(pageSize));
+    if (pageToken) query.set('pageToken', pageToken);
+    const qs = query.toString();
+    const { data } = await this.client._api.call('GET', this._path('participants') + (qs ? `?${qs}` : ''));
     this._seeRevision(revisionIn(data));
     return data;
   }

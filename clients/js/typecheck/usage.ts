@@ -9,7 +9,7 @@ import { createRoomleaseClient as browserClient } from '@roomlease/client/browse
 import { createRoomleaseClient as nodeClient } from '@roomlease/client/node';
 import { createRoomleaseClient as nativeClient, followNetInfo, type AppStateLike, type NetInfoLike } from '@roomlease/client/react-native';
 import { RoomleaseError, newerRevision, type Room, type RoomInfo, type RoomStatus } from '@roomlease/client';
-import type { Departure, Participant, RoomleaseErrorCode, ServerConfig } from '@roomlease/client';
+import type { Departure, Participant, ParticipantsPage, RoomMode, RoomleaseErrorCode, ServerConfig } from '@roomlease/client';
 
 // State is generic: a room typed with the app's shape checks setState and
 // the participants' state against it.
@@ -29,7 +29,15 @@ async function state(): Promise<void> {
   room.on('participant-joined', ({ participant }) => participant.state.status);
   room.on('participant-updated', ({ participant }) => participant.away);
   room.on('participant-left', ({ participant, reason }) => `${participant.displayName} ${reason}`);
-  room.on('sync', ({ participants }) => participants.length);
+  room.on('sync', ({ participants, count, mode }) => `${participants.length} of ${count} (${mode})`);
+  room.on('mode', ({ mode, previous }) => mode === 'large' && previous === 'roster');
+  const mode: RoomMode = room.mode;
+  const count: number = room.count;
+  const page: ParticipantsPage = await room.listParticipants({ pageSize: 500 });
+  const next: ParticipantsPage | null = page.nextPageToken ? await room.listParticipants({ pageToken: page.nextPageToken }) : null;
+  void mode;
+  void count;
+  void next;
   room.on('recently-left', ({ recentlyLeft }) => recentlyLeft.map((d: Departure) => d.leftAt?.getTime()));
   const gone: string[] = room.recentlyLeft.map((d) => d.reason);
   const untyped: Room = await client.join('other');

@@ -192,10 +192,19 @@ export interface RoomEvents<S extends object = DefaultState> {
    */
   status: { status: RoomStatus; reason?: string };
   room: RoomInfo;
-  /** `revision` is the highest seen so far; it only increases, by any amount. */
-  roster: { participants: Participant<S>[]; revision: number | null };
-  /** The roster listener (re)started: the whole roster, no per-user events for it. */
-  sync: { participants: Participant<S>[]; revision: number | null };
+  /**
+   * `revision` is the highest seen so far; it only increases, by any amount.
+   * `count`: how many are in the room (in a large room the summary's, exact
+   * at its revision, while `participants` is its sample and this user).
+   */
+  roster: { participants: Participant<S>[]; revision: number | null; count: number; mode: RoomMode };
+  /**
+   * The whole room anew, no per-user events for it: the roster listener
+   * (re)started, the room switched mode, or a large room's summaries had a gap.
+   */
+  sync: { participants: Participant<S>[]; revision: number | null; count: number; mode: RoomMode };
+  /** The room became large (the client follows its summary) or small again. */
+  mode: { mode: RoomMode; previous: RoomMode };
   'participant-joined': { participant: Participant<S> };
   /** State, away, name or session count changed. */
   'participant-updated': { participant: Participant<S> };
@@ -207,6 +216,22 @@ export interface RoomEvents<S extends object = DefaultState> {
   receipts: { receipts: Record<string, number> };
   lease: { leaseExpiresAt: Date; generation: number };
   error: { error: RoomleaseError | Error; during: string };
+}
+
+/**
+ * How a Room follows the room: 'roster' (every entry), or 'large' (the room
+ * has a summary: a count, a sample and the changes, once a second at most).
+ */
+export type RoomMode = 'roster' | 'large';
+
+/** One page of the whole roster (GET /v1/rooms/{roomId}/participants). */
+export interface ParticipantsPage {
+  roomId: string;
+  /** The revision this page is at. */
+  revision: number;
+  participants: RoomSnapshot['participants'];
+  /** Pass it as `pageToken` for the next page; absent after the last. */
+  nextPageToken?: string;
 }
 
 export interface RoomSnapshot {
@@ -322,6 +347,14 @@ export declare class Room<S extends object = DefaultState> {
   room: RoomInfo | null;
   /** The highest revision seen (listener, join or refresh). Compare by order only. */
   revision: number | null;
+  /** 'large' while the room has a summary: then `participants` is its sample and this user. */
+  mode: RoomMode;
+  /** How many are in the room: the roster's length, or a large room's summary count. */
+  count: number;
+  /**
+   * The roster; in a large room the summary's sample (no state, sessionCount
+   * 1) with this user's own entry, exact.
+   */
   participants: Participant<S>[];
   /** Who left within recentlyLeftSeconds and is not back, newest first. */
   recentlyLeft: Departure[];
@@ -357,6 +390,8 @@ export declare class Room<S extends object = DefaultState> {
   setTyping(typing: boolean): Promise<void>;
   markRead(seq: number): Promise<number | null>;
   refresh(): Promise<RoomSnapshot>;
+  /** One page of the whole roster through the API, in user id order (pageSize 1–500, default 100). */
+  listParticipants(options?: { pageSize?: number; pageToken?: string }): Promise<ParticipantsPage>;
   leave(): Promise<{ removed: boolean }>;
   /** Stops heartbeating without leaving; listeners stay. */
   pause(): void;

@@ -1,0 +1,141 @@
+// @roomlease/client in a large room, against the emulators and
+// roomlease-dev (see helpers.mjs), whose summarizer writes large rooms'
+// summaries: the Room switches to the summary by itself (its roster
+// listeners stop), shows the count and the changes from it, and goes back
+// to the roster when the room has shrunk. The room's policy sets its
+// threshold to 3, so that four users make it large.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRoomleaseClient } from '@roomlease/client/node';
+import { namesOf, newUser, recordingFetch, roomName, SLACK_MS, stackSuite, until } from './helpers.mjs';
+import { ownerDocument } from '../../../tests/lib/room-doc.mjs';
+
+// The summarizer reads its list of large rooms every 15 s
+// (summarize.ListEvery) and refreshes a summary once a second after that.
+const SUMMARY_MS = 16_000 + SLACK_MS;
+const ROSTER = ['roster', 'recentlyLeft', 'revision'];
+
+describe('@roomlease/client in a large room', () => {
+  const suite = stackSuite();
+
+  async function clientFor(name) {
+    const user = await newUser(suite.config);
+    const rec = recordingFetch();
+    const client = createRoomleaseClient({
+      apiUrl: suite.config.apiUrl, auth: user.auth, app: user.app, firestoreEmulator: user.firestoreEmulator, fetch: rec.fetch,
+    });
+    suite.cleanups.push(async () => {
+      client.close();
+      await user.close();
+    });
+    return { name, user, client, rec };
+  }
+
+  async function join(who, roomId, options = {}) {
+    return who.client.join(roomId, { displayName: who.name, ...options });
+  }
+
+  /** Every event of the types named, in order, with the room's mode when it came. */
+  function record(room, types) {
+    const seen = [];
+    for (const type of types) room.on(type, (detail) => seen.push({ type, mode: room.mode, ...detail }));
+    return seen;
+  }
+
+  const running = (room, names) => names.filter((n) => room._listeners[n]);
+
+  test('four users make the room large: the summary replaces the roster listeners, and a shrunk room goes back to them', { timeout: 180_000 }, async () => {
+    const roomId = roomName('js-large');
+    await ownerDocument(suite.config, `roomPolicies/${roomId}`).put({
+      largeRoomThreshold: { integerValue: '3' }, updatedAt: { timestampValue: new Date().toISOString() },
+    });
+    const obs = await clientFor('Obs');
+    const o = await join(obs, roomId);
+    const events = record(o, ['mode', 'sync', 'participant-joined', 'participant-left']);
+    const rosters = record(o, ['roster']);
+    await until('Obs sees itself on the roster', () => o.participants.some((p) => p.isSelf), 10_000);
+    assert.equal(o.mode, 'roster');
+    assert.deepEqual(running(o, ROSTER), ROSTER, 'a small room is followed through its roster');
+    assert.equal(o.count, 1);
+
+    const others = [];
+    for (const name of ['Ada', 'Grace', 'Linus']) {
+      const who = await clientFor(name);
+      others.push({ ...who, room: await join(who, roomId) });
+    }
+    await until('Obs switches to the summary', () => o.mode === 'large', SUMMARY_MS);
+    await until('the summary counts four', () => o.count === 4, 10_000);
+    assert.equal((await o.refresh()).participants.length, 4, 'the server has four');
+    assert.deepEqual(running(o, ROSTER), [], 'the roster, recently-left and revision listeners are off');
+    assert.ok(o._listeners.self, 'the own entry is listened to instead');
+    assert.deepEqual(namesOf(o), ['Ada', 'Grace', 'Linus', 'Obs'], 'the sample holds all four');
+    const me = o.participants.find((p) => p.isSelf);
+    assert.equal(me?.participantId, obs.user.uid);
+    const switched = events.findIndex((e) => e.type === 'mode');
+    assert.deepEqual(events[switched], { type: 'mode', mode: 'large', previous: 'roster' });
+    assert.ok(events.slice(switched).some((e) => e.type === 'sync' && e.mode === 'large' && e.count === o._summary.count), 'the switch is a sync');
+    const last = rosters.at(-1);
+    assert.equal(last.mode, 'large');
+    assert.equal(last.count, o.count);
+
+    // A user who joins the room once it is large never reads the roster.
+    const eve = await clientFor('Eve');
+    const e = await join(eve, roomId);
+    await until('Eve sees the summary', () => e.mode === 'large', 10_000);
+    assert.equal(e._listenerStarts.roster, undefined, 'the roster listener never started for Eve');
+    assert.ok(e.participants.some((p) => p.isSelf && p.participantId === eve.user.uid), 'Eve sees herself');
+    await until('Obs counts five', () => o.count === 5, 10_000);
+    await until('Obs is told Eve joined', () => events.some((x) => x.type === 'participant-joined' && x.participant.participantId === eve.user.uid), 10_000);
+    assert.ok(o.revision >= o._summary.revision, 'the revision follows the summary');
+
+    // A departure, from the summary.
+    const [ada] = others;
+    await ada.room.leave();
+    await until('Obs is told Ada left', () => events.some((x) => x.type === 'participant-left' && x.participant.participantId === ada.user.uid), 10_000);
+    await until('Ada is recently left', () => o.recentlyLeft.some((d) => d.participantId === ada.user.uid), 10_000);
+    await until('Obs counts four again', () => o.count === 4, 10_000);
+
+    // Down to one (half the threshold is 1.5): the summary goes away.
+    for (const who of others.slice(1)) await who.room.leave();
+    await e.leave();
+    await until('Obs is back on the roster', () => o.mode === 'roster', 10_000 + SLACK_MS);
+    assert.deepEqual(namesOf(o), ['Obs']);
+    assert.equal(o.count, 1);
+    assert.deepEqual(running(o, ROSTER), ROSTER, 'the roster listeners run again');
+    assert.equal(o._listeners.self, null, 'the own entry\'s listener stopped');
+    const back = events.findLastIndex((x) => x.type === 'mode');
+    assert.deepEqual(events[back], { type: 'mode', mode: 'roster', previous: 'large' });
+    assert.ok(events.slice(back).some((x) => x.type === 'sync' && x.mode === 'roster'), 'the way back is a sync');
+    assert.ok(rosters.every((r) => r.participants.length > 0), 'no roster shown empty on the way');
+
+    // The roster again: state, which no summary carries, shows.
+    const frank = await clientFor('Frank');
+    await join(frank, roomId, { state: { colour: 'red' } });
+    await until('Obs sees Frank red', () => o.participants.find((p) => p.participantId === frank.user.uid)?.state.colour === 'red', 10_000);
+    assert.equal(o.count, 2);
+    assert.ok(events.some((x) => x.type === 'participant-joined' && x.mode === 'roster' && x.participant.participantId === frank.user.uid));
+  });
+
+  test('listParticipants pages through the whole roster', { timeout: 60_000 }, async () => {
+    const roomId = roomName('js-pages');
+    const users = [];
+    for (const name of ['Ada', 'Grace', 'Linus']) {
+      const who = await clientFor(name);
+      users.push({ ...who, room: await join(who, roomId) });
+    }
+    const [ada] = users;
+    const ids = [];
+    let page = await ada.room.listParticipants({ pageSize: 2 });
+    assert.equal(page.participants.length, 2);
+    // What types/index.d.ts declares as ParticipantsPage, no more.
+    assert.deepEqual(Object.keys(page).sort(), ['nextPageToken', 'participants', 'revision', 'roomId']);
+    ids.push(...page.participants.map((p) => p.participantId));
+    assert.ok(page.nextPageToken, 'a second page');
+    page = await ada.room.listParticipants({ pageSize: 2, pageToken: page.nextPageToken });
+    ids.push(...page.participants.map((p) => p.participantId));
+    assert.equal(page.nextPageToken, undefined, 'the last page');
+    assert.deepEqual(ids, users.map((u) => u.user.uid).sort());
+    assert.ok(ada.room.revision >= page.revision);
+    assert.ok(ada.rec.of('participants').every((c) => c.status === 200));
+  });
+});
