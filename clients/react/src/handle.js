@@ -211,7 +211,7 @@ export class RoomHandle {
       this._publish();
     }));
     const update = () => this._publish();
-    for (const type of ['status', 'roster', 'typing', 'recently-left', 'receipts', 'revision', 'room']) {
+    for (const type of ['status', 'roster', 'mode', 'typing', 'recently-left', 'receipts', 'revision', 'room']) {
       this._offs.push(room.on(type, update));
     }
     this._offs.push(room.on('error', ({ error }) => {
@@ -245,6 +245,10 @@ export class RoomHandle {
       this.snapshot = Object.freeze({
         status: room.status,
         participants,
+        // In a large room participants are the summary's sample and this
+        // user, count the summary's (the client switches by itself).
+        mode: room.mode,
+        count: room.count,
         me: participants.find((p) => p.isSelf) || null,
         typing: this._typingOthers,
         recentlyLeft: room.recentlyLeft,

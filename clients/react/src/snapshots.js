@@ -8,6 +8,8 @@ function constantSnapshot(status) {
   return Object.freeze({
     status,
     participants: EMPTY,
+    mode: 'roster',
+    count: 0,
     me: null,
     typing: EMPTY,
     recentlyLeft: EMPTY,

@@ -17,8 +17,10 @@ const client = createRoomleaseClient({ apiUrl: 'http://127.0.0.1:8081', auth: ge
 type Mood = { mood: 'busy' | 'free' };
 
 function Chat({ roomId }: { roomId: string }) {
-  const { status, participants, me, typing, setTyping, leave, error, setState, state }: UseRoomResult<Mood> =
+  const { status, participants, me, typing, setTyping, leave, error, setState, state, mode, count }: UseRoomResult<Mood> =
     useRoom<Mood>(roomId, { displayName: 'Ada', state: { mood: 'free' } });
+  const many: string = mode === 'large' ? `${participants.length} of ${count}` : String(count);
+  void many;
   const s: RoomHookStatus = status;
   const moods: ('busy' | 'free' | undefined)[] = participants.map((p) => p.state.mood);
   void setState({ mood: 'busy' });

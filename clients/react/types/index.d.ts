@@ -1,7 +1,7 @@
 // Types for @roomlease/react.
 import type { ReactElement, ReactNode } from 'react';
 import type {
-  DefaultState, Departure, Participant, Room, RoomleaseClient, RoomleaseError, RoomStatus, TypingSignal,
+  DefaultState, Departure, Participant, Room, RoomleaseClient, RoomleaseError, RoomMode, RoomStatus, TypingSignal,
 } from '@roomlease/client';
 
 /**
@@ -35,8 +35,15 @@ export interface UseRoomOptions<S extends object = DefaultState> {
 /** What a room shows: one immutable snapshot per change. */
 export interface RoomView<S extends object = DefaultState> {
   status: RoomHookStatus;
-  /** The live roster, this user included (isSelf); [] until the first roster arrives. */
+  /**
+   * The live roster, this user included (isSelf); [] until the first roster
+   * arrives. In a large room (`mode` 'large'), the summary's sample and this user.
+   */
   participants: Participant<S>[];
+  /** 'large' while the room has a summary, which the client then follows instead of the roster. */
+  mode: RoomMode;
+  /** How many are in the room: the roster's length, or a large room's summary count; 0 before the join. */
+  count: number;
   /** This user's own roster entry, or null. */
   me: Participant<S> | null;
   /** Others' unexpired typing signals (this user's own is not listed). */
