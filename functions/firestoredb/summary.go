@@ -63,7 +63,7 @@ type summaryLeftRecord struct {
 
 type summaryRecord struct {
 	RoomID       string               `firestore:"roomId"`
-	Mode         string               `firestore:"mode"` // "large": listeners follow this, not the roster
+	Mode         string               `firestore:"mode"` // "large": listeners follow this, not the roster; else "roster"
 	Count        int64                `firestore:"count"`
 	Revision     int64                `firestore:"revision"`
 	AsOf         time.Time            `firestore:"asOf"`
@@ -87,7 +87,11 @@ func summaryToRecord(sum presence.Summary) summaryRecord {
 	for _, d := range sum.Left {
 		left = append(left, summaryLeftRecord{ParticipantID: d.ParticipantID, DisplayName: d.DisplayName, LeftAt: d.LeftAt, Reason: d.Reason})
 	}
-	return summaryRecord{RoomID: sum.RoomID, Mode: "large", Count: int64(sum.Count), Revision: sum.Revision, AsOf: sum.AsOf,
+	mode := "roster"
+	if sum.Large {
+		mode = "large"
+	}
+	return summaryRecord{RoomID: sum.RoomID, Mode: mode, Count: int64(sum.Count), Revision: sum.Revision, AsOf: sum.AsOf,
 		PreviousAsOf: optionalTime(sum.PreviousAsOf), Sample: entries(sum.Sample), Joined: entries(sum.Joined), Left: left,
 		Truncated: sum.Truncated, ExpireAt: sum.ExpireAt}
 }
@@ -177,7 +181,7 @@ func (s *Store) RefreshSummary(ctx context.Context, roomID string) (bool, error)
 		}
 		var err error
 		var policy *presence.Policy
-		sum, keep, policy, err = s.readSummary(ctx, tx, now, roomID, prevAsOf)
+		sum, keep, policy, err = s.readSummary(ctx, tx, now, roomID, prevAsOf, prev != nil && prev.Mode == "large")
 		public = policy != nil && policy.PublicOccupancy
 		return err
 	}, firestore.ReadOnly)
@@ -250,8 +254,9 @@ func summaryUpdates(rec summaryRecord) []firestore.Update {
 
 // readSummary is step 2 of RefreshSummary, in the read-only transaction
 // tx; keep is false when the room should lose its summary.
-// It also returns the room's policy (nil if none).
-func (s *Store) readSummary(ctx context.Context, tx *txn, now time.Time, roomID string, prevAsOf time.Time) (presence.Summary, bool, *presence.Policy, error) {
+// It also returns the room's policy (nil if none). wasLarge: the previous
+// summary was in large mode.
+func (s *Store) readSummary(ctx context.Context, tx *txn, now time.Time, roomID string, prevAsOf time.Time, wasLarge bool) (presence.Summary, bool, *presence.Policy, error) {
 	sum := presence.Summary{RoomID: roomID, AsOf: now, PreviousAsOf: prevAsOf, ExpireAt: now.Add(s.settings.RecordHorizon)}
 	snaps, err := tx.getAll(s.room(roomID), s.policy(roomID))
 	if err != nil {
@@ -279,6 +284,7 @@ func (s *Store) readSummary(ctx context.Context, tx *txn, now time.Time, roomID 
 	if !s.settings.KeepsSummary(sum.Count, policy) {
 		return sum, false, policy, nil
 	}
+	sum.Large = s.settings.LargeMode(sum.Count, policy, wasLarge)
 	entries := s.room(roomID).Collection(ParticipantsCollection)
 	sample, err := tx.query(entries.OrderBy("joinedAt", firestore.Asc).Limit(presence.SummarySample))
 	if err != nil {

@@ -41,6 +41,11 @@ type Summary struct {
 	// PreviousAsOf than Joined and Left carry.
 	Truncated bool
 	ExpireAt  time.Time
+	// Large says that the room's listeners follow this summary instead of
+	// the roster (its mode, "large"). A room that has a summary only
+	// because it opts in to public occupancy is not large below its
+	// threshold: its clients keep the roster (mode "roster").
+	Large bool
 }
 
 // SummaryEntry is one participant as a summary shows them.
@@ -76,6 +81,20 @@ func (s Settings) MarksLarge(entries int, p *Policy) bool {
 // never) may be refreshed at now.
 func SummaryDue(now, prev time.Time) bool {
 	return prev.IsZero() || !now.Before(prev.Add(SummaryEvery))
+}
+
+// LargeMode reports whether a summarized room of count entries is in
+// large mode, given whether its previous summary was: a room that is
+// summarized for its size always is (KeepsSummary); one that opts in to
+// public occupancy is from its threshold until it falls to half of it,
+// as it would be without the opt-in, so that its listeners do not leave
+// the roster for a room of a few.
+func (s Settings) LargeMode(count int, p *Policy, wasLarge bool) bool {
+	if p == nil || !p.PublicOccupancy {
+		return true
+	}
+	t := s.largeRoomAt(p)
+	return count >= t || (wasLarge && count*2 >= t)
 }
 
 // KeepsSummary reports whether a room of count entries stays summarized:

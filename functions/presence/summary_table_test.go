@@ -48,6 +48,31 @@ func TestSummaryDue(t *testing.T) {
 	}
 }
 
+func TestLargeMode(t *testing.T) {
+	s := presence.DefaultSettings() // threshold 500
+	public := &presence.Policy{PublicOccupancy: true}
+	for name, tc := range map[string]struct {
+		count    int
+		policy   *presence.Policy
+		wasLarge bool
+		want     bool
+	}{
+		"summarized for its size":                  {250, nil, false, true},
+		"public, a few":                            {3, public, false, false},
+		"public, at the threshold":                 {500, public, false, true},
+		"public, shrinking, at half":               {250, public, true, true},
+		"public, shrinking, below half":            {249, public, true, false},
+		"public, growing, between half and it":     {400, public, false, false},
+		"public, with its own threshold, above it": {5, &presence.Policy{PublicOccupancy: true, LargeRoomThreshold: 4}, false, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := s.LargeMode(tc.count, tc.policy, tc.wasLarge); got != tc.want {
+				t.Fatalf("LargeMode(%d, wasLarge %v) = %v, want %v", tc.count, tc.wasLarge, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestKeepsSummary(t *testing.T) {
 	s := presence.DefaultSettings()
 	for name, tc := range map[string]struct {
