@@ -77,8 +77,20 @@ const (
 	// FieldTeardownReported keeps rooms an observing sweeper has reported
 	// out of its next listings.
 	FieldTeardownReported = "teardownReported"
-	// FieldChanges is a revision shard's count of visible roster changes.
+	// FieldChanges is a revision shard's count of visible roster changes,
+	// and, on a roster entry or a departure record, how many of them it
+	// carries for listeners (see revision.go, "What listeners add up").
 	FieldChanges = "changes"
+	// RetiredDoc (rosterRevisions/retired) keeps, in FieldRetired, the
+	// changes of the departure records the sweeper has folded. It has no
+	// FieldChanges or FieldEntries, so the shards' sums leave it out.
+	RetiredDoc   = "retired"
+	FieldRetired = "retired"
+	// FieldRoomOpenedAt on an entry or a departure record is the createdAt
+	// of the room lifetime it belongs to; FieldChangesCarried on a room
+	// says its entries and departures carry their changes.
+	FieldRoomOpenedAt   = "roomOpenedAt"
+	FieldChangesCarried = "changesCarried"
 	// FieldEntries is a revision shard's count of roster entries (added
 	// less removed) of its users; FieldEntriesCounted on a room says its
 	// shards have counted every entry of the lifetime.

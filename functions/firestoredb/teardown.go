@@ -140,10 +140,20 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 			// lifetime writes, so shards left to it would carry the old
 			// counts into the new revision. No request of this lifetime
 			// counts a change after this commit: it found no roster entry.
+			//
+			// The retired count (fold.go) goes by name, listed or not: a
+			// fold that committed after the listing wrote it, and the
+			// next lifetime's listeners must not add it up.
 			for _, shard := range shards {
+				if shard.Ref.ID == RetiredDoc {
+					continue
+				}
 				if err := tx.delete(shard.Ref); err != nil {
 					return err
 				}
+			}
+			if err := tx.delete(s.retiredRef(c.RoomID)); err != nil {
+				return err
 			}
 			// The rollout's evidence (candidates.go), in the same commit.
 			res.Recorded = true
