@@ -1,6 +1,6 @@
 // Package fanout measures what one change in a room costs everyone who
-// listens to it. A client keeps six listeners on a joined room (the room
-// document, the roster, recently left, the retired count, typing and
+// listens to it. A client keeps five listeners on a joined room (the room
+// document, the roster, recently left (with the retired count), typing and
 // receipts: clients/js/src/room-listeners.js and revision.js; the revision
 // shards only in a room created before changes were carried), and
 // Firestore bills each listener one read per document a snapshot adds or
@@ -272,7 +272,7 @@ func quiet(sets []*listenerSet, settle time.Duration) {
 	}
 }
 
-// listenerSet is one participant's six listeners, counting the documents
+// listenerSet is one participant's five listeners, counting the documents
 // their snapshots carry after the first (the room as it was when it
 // started listening): added or changed, and removed.
 type listenerSet struct {
@@ -338,9 +338,8 @@ func (r *Room) listen(ctx context.Context) (*listenerSet, error) {
 			}
 		}()
 	}
-	// The documents: the room, and its retired count (which a client
-	// listens to whether it exists or not).
-	for _, ref := range []*firestore.DocumentRef{roomRef, roomRef.Collection(firestoredb.RevisionsCollection).Doc(firestoredb.RetiredDoc)} {
+	// The room document (the retired count is among the departure records).
+	for _, ref := range []*firestore.DocumentRef{roomRef} {
 		doc := ref.Snapshots(ctx)
 		if _, err := doc.Next(); err != nil {
 			doc.Stop()

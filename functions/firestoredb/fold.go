@@ -13,9 +13,10 @@ import (
 // (presence.Departure) for listeners' revision sum, so it may not simply
 // expire: once nobody shows it any more, the sweeper deletes it and adds
 // its changes to the room's retired count (RetiredDoc), in one transaction.
-// Listeners then read the retired document once for a whole batch, and the
-// record's deletion, which removes it from their result set, costs them no
-// read (Firestore bills a listener for documents added or changed in its
+// Listeners then read the retired document once for a whole batch, in the
+// same snapshot of the departure records as the deletions (it is one of
+// them, RetiredDoc), and the records' deletion costs them no read
+// (Firestore bills a listener for documents added or changed in its
 // result set, not for deleted ones).
 
 // maxFoldBatch bounds one fold's records: each is a delete, and a commit
@@ -29,7 +30,7 @@ func (s *Store) departureRef(roomID, uid string) *firestore.DocumentRef {
 
 // retiredRef is the room's retired count (see RetiredDoc).
 func (s *Store) retiredRef(roomID string) *firestore.DocumentRef {
-	return s.revisionShards(roomID).Doc(RetiredDoc)
+	return s.departureRef(roomID, RetiredDoc)
 }
 
 // StaleDepartures lists up to limit departure records that a sweep at now

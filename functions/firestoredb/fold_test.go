@@ -33,6 +33,11 @@ func listenerSum(t *testing.T, c *firestore.Client, room string) (listener, shar
 			t.Fatal(err)
 		}
 		for _, d := range docs {
+			if d.Ref.ID == firestoredb.RetiredDoc {
+				retired, _ := d.Data()[firestoredb.FieldRetired].(int64)
+				listener += retired
+				continue
+			}
 			at, _ := d.Data()[firestoredb.FieldRoomOpenedAt].(time.Time)
 			if n, _ := d.Data()[firestoredb.FieldChanges].(int64); at.Equal(opened) {
 				listener += n
@@ -48,10 +53,6 @@ func listenerSum(t *testing.T, c *firestore.Client, room string) (listener, shar
 	for _, d := range docs {
 		n, _ := d.Data()[firestoredb.FieldChanges].(int64)
 		shards += n
-		if d.Ref.ID == firestoredb.RetiredDoc {
-			retired, _ := d.Data()[firestoredb.FieldRetired].(int64)
-			listener += retired
-		}
 	}
 	return listener, shards
 }

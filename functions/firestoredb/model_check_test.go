@@ -77,7 +77,7 @@ func (m *model) read() world {
 		for _, snap := range docs {
 			w.others = append(w.others, snap.Ref.Path)
 			switch {
-			case group == firestoredb.RevisionsCollection && snap.Ref.ID == firestoredb.RetiredDoc:
+			case group == firestoredb.RecentlyLeftCollection && snap.Ref.ID == firestoredb.RetiredDoc:
 				carry(snap, firestoredb.FieldRetired)
 			case group == firestoredb.RevisionsCollection:
 				n, _ := snap.Data()[firestoredb.FieldChanges].(int64)

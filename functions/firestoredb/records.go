@@ -297,9 +297,6 @@ type revisionShardRecord struct {
 	MayBeEmptyAt *time.Time `firestore:"mayBeEmptyAt"`
 	DepartedAt   *time.Time `firestore:"departedAt"`
 	ExpireAt     time.Time  `firestore:"expireAt"`
-	// Retired is set on the retired document only (RetiredDoc): the
-	// changes of the departure records the sweeper folded.
-	Retired int64 `firestore:"retired"`
 }
 
 // userRoomsRecord is the per-user document of the rooms cap. Rooms is set
@@ -332,6 +329,9 @@ type departureRecord struct {
 	ExpireAt      time.Time `firestore:"expireAt"`
 	Changes       int64     `firestore:"changes"`
 	RoomOpenedAt  time.Time `firestore:"roomOpenedAt"`
+	// Retired is set on the retired document only (RetiredDoc): the
+	// changes of the departure records the sweeper folded.
+	Retired int64 `firestore:"retired,omitempty"`
 }
 
 func departureToRecord(d presence.Departure) departureRecord {

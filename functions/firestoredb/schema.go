@@ -1,5 +1,7 @@
 package firestoredb
 
+import "github.com/roomlease/roomlease/functions/presence"
+
 // The Firestore layout. These names are the contract with clients (listener
 // paths), with the security rules, with firestore/firestore.indexes.json and
 // with the Terraform configuration; a test checks the latter two against them.
@@ -81,10 +83,12 @@ const (
 	// and, on a roster entry or a departure record, how many of them it
 	// carries for listeners (see revision.go, "What listeners add up").
 	FieldChanges = "changes"
-	// RetiredDoc (rosterRevisions/retired) keeps, in FieldRetired, the
-	// changes of the departure records the sweeper has folded. It has no
-	// FieldChanges or FieldEntries, so the shards' sums leave it out.
-	RetiredDoc   = "retired"
+	// RetiredDoc (recentlyLeft/~retired, an id no user may have) keeps, in
+	// FieldRetired, the changes of the departure records the sweeper has
+	// folded: beside them, so that a listener sees a fold's deletions and
+	// its count in one snapshot. It has no FieldLeftAt, so every query of
+	// the departures leaves it out.
+	RetiredDoc   = presence.ReservedParticipantID
 	FieldRetired = "retired"
 	// FieldRoomOpenedAt on an entry or a departure record is the createdAt
 	// of the room lifetime it belongs to; FieldChangesCarried on a room

@@ -141,13 +141,11 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 			// counts into the new revision. No request of this lifetime
 			// counts a change after this commit: it found no roster entry.
 			//
-			// The retired count (fold.go) goes by name, listed or not: a
-			// fold that committed after the listing wrote it, and the
-			// next lifetime's listeners must not add it up.
+			// So does the retired count (fold.go), by name: a fold that
+			// committed after this transaction read the room, but before
+			// its commit, may have written it first, and the next
+			// lifetime's listeners must not add it up.
 			for _, shard := range shards {
-				if shard.Ref.ID == RetiredDoc {
-					continue
-				}
 				if err := tx.delete(shard.Ref); err != nil {
 					return err
 				}

@@ -7,17 +7,24 @@
 // their sum; but a listener of the shards pays a read for every visible
 // change on top of the entry or record the change wrote. So in a room
 // whose document says `changesCarried`, the documents a roster listener
-// reads anyway carry the revision as well: each visible change adds one to
-// the `changes` of the entry (participants/{uid}) or departure record
-// (recentlyLeft/{uid}) it writes, a user's record hands its count to their
-// entry when they come back, and the sweeper folds old records into
-// rosterRevisions/retired (field `retired`). The revision is the sum of
-// `changes` over the entries and over the records of the room's lifetime
-// (`roomOpenedAt` equal to the room's `createdAt`; older ones wait for the
-// purge), plus `retired`. It is added up only when every listener involved
-// has delivered the same server state (onSnapshotsInSync): one commit
-// moves a count from one document to another, and the two arrive in
-// different listeners. Older rooms are read from the shards.
+// reads anyway carry the revision as well. Each visible change adds one to
+// the `changes` of the user's entry (participants/{uid}) or departure record
+// (recentlyLeft/{uid}); a departure record takes over its entry's count and
+// a returning user's entry its record's, so a user has one count, on
+// whichever of the two exists; and the sweeper folds old records into
+// recentlyLeft/~retired (field `retired`), beside them.
+//
+// The revision is, over the users, the larger of their entry's and their
+// record's `changes` (those of the room's lifetime: `roomOpenedAt` equal to
+// the room's `createdAt`), plus `retired`. The larger, not the sum: one
+// commit moves a count from the entry to the record or back, and the two
+// arrive through different listeners, in either order. Seen with both, the
+// newer, larger one is the user's count; seen with neither, the user is
+// missing for a moment, which can only make a revision too low, and lower
+// revisions are ignored (below). A fold deletes records and raises
+// `retired` in one collection, so one snapshot shows both. Sums are taken
+// when the listeners have delivered what they have (onSnapshotsInSync), from
+// server snapshots only. Older rooms are read from the shards.
 //
 // What clients rely on: the revision increases on every visible roster
 // change and never on a heartbeat. A listener may see several changes
@@ -27,16 +34,19 @@
 // overtake each other).
 import { collection, doc, onSnapshot, onSnapshotsInSync } from 'firebase/firestore';
 
+/** The id of the retired count among a room's departure records. */
+export const RETIRED_ID = '~retired';
+
 /**
  * Listens to the revision of a room. Calls onRevision(n) whenever the
  * listened documents add up to a revision; onError as Firestore reports it.
- * Its listeners of the room document, the roster and the recently-left
- * records are the same queries as the Room's own, which the Firebase SDK
- * serves from one stream each: they cost no reads of their own.
+ * Its listeners of the room document, the roster and the departure records
+ * are the same queries as the Room's own, which the Firebase SDK serves
+ * from one stream each: they cost no reads of their own.
  * @returns {() => void} unsubscribe
  */
 export function watchRevision(firestore, roomId, onRevision, onError) {
-  const latest = { room: null, participants: null, recentlyLeft: null, retired: null, shards: null };
+  const latest = { room: null, participants: null, recentlyLeft: null, shards: null };
   const stops = [];
   let stopShards = null;
   let stopped = false;
@@ -74,7 +84,6 @@ export function watchRevision(firestore, roomId, onRevision, onError) {
   }, failed));
   stops.push(onSnapshot(collection(firestore, 'rooms', roomId, 'participants'), keep('participants'), failed));
   stops.push(onSnapshot(collection(firestore, 'rooms', roomId, 'recentlyLeft'), keep('recentlyLeft'), failed));
-  stops.push(onSnapshot(doc(firestore, 'rooms', roomId, 'rosterRevisions', 'retired'), keep('retired'), failed));
   stops.push(onSnapshotsInSync(firestore, add));
   return stopAll;
 }
@@ -84,14 +93,14 @@ export function watchRevision(firestore, roomId, onRevision, onError) {
  * tell (one has not arrived from the server yet, or the room is gone).
  * Exported for tests.
  */
-export function revisionOf({ room, participants, recentlyLeft, retired, shards }) {
+export function revisionOf({ room, participants, recentlyLeft, shards }) {
   const fresh = (snap) => snap && !snap.metadata.fromCache;
   if (!fresh(room) || !room.exists()) return null;
   const r = room.data();
   if (!r.changesCarried) return fresh(shards) ? sumShards(shards.docs.map((d) => d.data())) : null;
-  if (!fresh(participants) || !fresh(recentlyLeft) || !fresh(retired)) return null;
-  return sumCarried(r.createdAt, participants.docs.map((d) => d.data()), recentlyLeft.docs.map((d) => d.data()),
-    retired.exists() ? retired.data() : null);
+  if (!fresh(participants) || !fresh(recentlyLeft)) return null;
+  const byId = (snap) => snap.docs.map((d) => ({ id: d.id, ...d.data() }));
+  return sumCarried(r.createdAt, byId(participants), byId(recentlyLeft));
 }
 
 /** The revision the shards' data add up to. */
@@ -104,15 +113,22 @@ export function sumShards(shards) {
 }
 
 /**
- * The revision carried by a room's entries and departure records of the
- * lifetime opened at `openedAt`, and its retired count.
+ * The revision carried by a room's entries and departure records (each
+ * with its document `id`) of the lifetime opened at `openedAt`, and by its
+ * retired count among the records: per user the larger count, see above.
  */
-export function sumCarried(openedAt, entries, records, retired) {
+export function sumCarried(openedAt, entries, records) {
   const sameLifetime = (t) => !!(t && openedAt && t.seconds === openedAt.seconds && t.nanoseconds === openedAt.nanoseconds);
-  let n = Number.isSafeInteger(retired && retired.retired) ? retired.retired : 0;
+  const users = new Map();
+  let n = 0;
   for (const d of [...entries, ...records]) {
-    if (Number.isSafeInteger(d && d.changes) && sameLifetime(d.roomOpenedAt)) n += d.changes;
+    if (d.id === RETIRED_ID) {
+      if (Number.isSafeInteger(d.retired)) n += d.retired;
+    } else if (Number.isSafeInteger(d.changes) && sameLifetime(d.roomOpenedAt)) {
+      users.set(d.id, Math.max(users.get(d.id) ?? 0, d.changes));
+    }
   }
+  for (const c of users.values()) n += c;
   return n;
 }
 
