@@ -1,11 +1,14 @@
 // Package fanout measures what one change in a room costs everyone who
-// listens to it. A client keeps six listeners on a joined room (the room
-// document, the revision shards, the roster, recently left, typing and
-// receipts: clients/js/src/room-listeners.js), and Firestore bills each
-// listener one read per document a snapshot adds, changes or removes. So a
-// visible change that writes two listened documents (a roster entry and a
-// revision shard) costs each of the room's N participants two reads: 2 × N
-// in all, on top of what the writer's own request reads and writes.
+// listens to it. A client keeps five listeners on a joined room (the room
+// document, the roster, recently left (with the retired count), typing and
+// receipts: clients/js/src/room-listeners.js and revision.js; the revision
+// shards only in a room created before changes were carried), and
+// Firestore bills each listener one read per document a snapshot adds or
+// changes; a deleted document costs no read. So a visible change that
+// writes one listened document (a roster entry or a departure record,
+// which carries the revision) costs each of the room's N participants one
+// read: N in all, on top of what the writer's own request reads and
+// writes. Documents a snapshot removes are counted apart.
 //
 // Every participant of a room runs the same six queries, so each receives
 // the same documents; the benchmark attaches the listeners of a sample of
@@ -59,7 +62,26 @@ var Changes = []Change{
 	{"typing signal", func(ctx context.Context, r *Room) error {
 		return r.granted(r.store.SetTyping(ctx, r.refs[0], true))
 	}},
+	{"join of a new user", func(ctx context.Context, r *Room) error {
+		res, err := r.store.Join(ctx, presence.JoinRequest{SessionKey: r.newcomer.SessionKey, DisplayName: "newcomer", HasDisplayName: true})
+		r.newcomer.Generation = res.Session.Generation
+		return err
+	}},
+	{"leave", func(ctx context.Context, r *Room) error {
+		_, err := r.store.Leave(ctx, r.newcomer)
+		return err
+	}},
+	{"return after a leave", func(ctx context.Context, r *Room) error {
+		res, err := r.store.Join(ctx, presence.JoinRequest{SessionKey: r.newcomer.SessionKey, DisplayName: "newcomer", HasDisplayName: true})
+		r.newcomer.Generation = res.Session.Generation
+		return err
+	}},
 }
+
+// VisibleChanges are the Changes that move the revision: each must cost a
+// listener at most one read.
+var VisibleChanges = map[string]bool{"state update": true, "away toggle (tab hidden)": true, "back from away": true,
+	"join of a new user": true, "leave": true, "return after a leave": true}
 
 // Result is one change measured in a room of Listeners participants.
 type Result struct {
@@ -72,8 +94,11 @@ type Result struct {
 	WriterReads  int64 `json:"writerReads"`
 	WriterWrites int64 `json:"writerWrites"`
 	// DocsPerListener is what each sampled participant's listeners received
-	// (the same for all of them, or the run fails).
-	DocsPerListener int64 `json:"docsPerListener"`
+	// added or changed, the documents billed as reads (the same for all of
+	// them, or the run fails); RemovedPerListener what their snapshots
+	// removed (deleted documents: no read).
+	DocsPerListener    int64 `json:"docsPerListener"`
+	RemovedPerListener int64 `json:"removedPerListener"`
 	// ListenerReads is DocsPerListener × Listeners: what the room's
 	// listeners pay for the change.
 	ListenerReads int64 `json:"listenerReads"`
@@ -135,6 +160,8 @@ type Room struct {
 	// grant is participant 0's latest lease grant: when to renew, and the
 	// token its next heartbeat carries.
 	grant presence.Grant
+	// newcomer is the user who joins, leaves and comes back.
+	newcomer presence.SessionRef
 }
 
 // granted keeps participant 0's latest grant, as a client does.
@@ -154,7 +181,8 @@ func newRoom(ctx context.Context, client *firestore.Client, id string, n int) (*
 	// Room for n and for the churn that large-room mode adds.
 	settings.MaxParticipants = max(settings.MaxParticipants, n+1000)
 	c := measure.NewStoppedClock(time.Now().UTC())
-	r := &Room{client: client, settings: settings, clock: c, id: id, refs: make([]presence.SessionRef, n)}
+	r := &Room{client: client, settings: settings, clock: c, id: id, refs: make([]presence.SessionRef, n),
+		newcomer: presence.SessionRef{SessionKey: presence.SessionKey{RoomID: id, ParticipantID: "newcomer", SessionID: "tab"}}}
 	r.store = firestoredb.New(client, settings, c.Now)
 	if err := measure.UseLeaseTokens(r.store); err != nil {
 		return nil, err
@@ -197,9 +225,9 @@ func (r *Room) measure(ctx context.Context, sample int, settle time.Duration) ([
 	}
 	var out []Result
 	for _, ch := range Changes {
-		before := make([]int64, sample)
+		before, removedBefore := make([]int64, sample), make([]int64, sample)
 		for i, ls := range counters {
-			before[i] = ls.delivered()
+			before[i], removedBefore[i] = ls.delivered(), ls.removed.Load()
 		}
 		ops := r.store.Ops()
 		if err := ch.Do(ctx, r); err != nil {
@@ -207,21 +235,21 @@ func (r *Room) measure(ctx context.Context, sample int, settle time.Duration) ([
 		}
 		own := r.store.Ops().Sub(ops)
 		quiet(counters, settle)
-		var docs int64 = -1
+		var docs, removed int64 = -1, -1
 		for i, ls := range counters {
-			got := ls.delivered() - before[i]
+			got, gone := ls.delivered()-before[i], ls.removed.Load()-removedBefore[i]
 			if err := ls.failure(); err != nil {
 				return nil, fmt.Errorf("%s: a listener failed: %w", ch.Name, err)
 			}
-			if docs >= 0 && got != docs {
-				return nil, fmt.Errorf("%s: listeners disagree: %d documents and %d", ch.Name, docs, got)
+			if docs >= 0 && (got != docs || gone != removed) {
+				return nil, fmt.Errorf("%s: listeners disagree: %d documents and %d, %d removed and %d", ch.Name, docs, got, removed, gone)
 			}
-			docs = got
+			docs, removed = got, gone
 		}
 		out = append(out, Result{
 			Change: ch.Name, Listeners: len(r.refs), Sampled: sample,
 			WriterReads: own.Reads, WriterWrites: own.Writes,
-			DocsPerListener: docs, ListenerReads: docs * int64(len(r.refs)),
+			DocsPerListener: docs, RemovedPerListener: removed, ListenerReads: docs * int64(len(r.refs)),
 		})
 	}
 	return out, nil
@@ -231,7 +259,7 @@ func (r *Room) measure(ctx context.Context, sample int, settle time.Duration) ([
 func quiet(sets []*listenerSet, settle time.Duration) {
 	total := func() (n int64) {
 		for _, s := range sets {
-			n += s.delivered()
+			n += s.delivered() + s.removed.Load()
 		}
 		return n
 	}
@@ -244,13 +272,14 @@ func quiet(sets []*listenerSet, settle time.Duration) {
 	}
 }
 
-// listenerSet is one participant's six listeners, counting the documents
+// listenerSet is one participant's five listeners, counting the documents
 // their snapshots carry after the first (the room as it was when it
-// started listening).
+// started listening): added or changed, and removed.
 type listenerSet struct {
-	docs atomic.Int64
-	mu   sync.Mutex
-	err  error
+	docs    atomic.Int64
+	removed atomic.Int64
+	mu      sync.Mutex
+	err     error
 }
 
 func (ls *listenerSet) delivered() int64 { return ls.docs.Load() }
@@ -278,7 +307,6 @@ func (r *Room) listen(ctx context.Context) (*listenerSet, error) {
 	r.stops = append(r.stops, cancel)
 	roomRef := r.client.Collection(firestoredb.RoomsCollection).Doc(r.id)
 	queries := []firestore.Query{
-		roomRef.Collection(firestoredb.RevisionsCollection).Query,
 		roomRef.Collection(firestoredb.ParticipantsCollection).Query,
 		roomRef.Collection(firestoredb.RecentlyLeftCollection).Query,
 		roomRef.Collection(firestoredb.TypingCollection).Query,
@@ -300,26 +328,40 @@ func (r *Room) listen(ctx context.Context) (*listenerSet, error) {
 					}
 					return
 				}
-				ls.docs.Add(int64(len(snap.Changes)))
+				for _, ch := range snap.Changes {
+					if ch.Kind == firestore.DocumentRemoved {
+						ls.removed.Add(1)
+					} else {
+						ls.docs.Add(1)
+					}
+				}
 			}
 		}()
 	}
-	doc := roomRef.Snapshots(ctx)
-	if _, err := doc.Next(); err != nil {
-		doc.Stop()
-		return nil, err
-	}
-	go func() {
-		defer doc.Stop()
-		for {
-			if _, err := doc.Next(); err != nil {
-				if ctx.Err() == nil {
-					ls.fail(err)
-				}
-				return
-			}
-			ls.docs.Add(1)
+	// The room document (the retired count is among the departure records).
+	for _, ref := range []*firestore.DocumentRef{roomRef} {
+		doc := ref.Snapshots(ctx)
+		if _, err := doc.Next(); err != nil {
+			doc.Stop()
+			return nil, err
 		}
-	}()
+		go func() {
+			defer doc.Stop()
+			for {
+				snap, err := doc.Next()
+				if err != nil {
+					if ctx.Err() == nil {
+						ls.fail(err)
+					}
+					return
+				}
+				if snap.Exists() {
+					ls.docs.Add(1)
+				} else {
+					ls.removed.Add(1)
+				}
+			}
+		}()
+	}
 	return ls, nil
 }

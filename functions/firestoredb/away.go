@@ -95,7 +95,7 @@ func (s *Store) HeartbeatAway(ctx context.Context, req presence.AwayRequest) (pr
 			return err
 		}
 		if plan.WriteParticipant {
-			if err := tx.set(s.participant(ref.RoomID, ref.ParticipantID), participantToRecord(plan.Participant)); err != nil {
+			if err := tx.set(s.participant(ref.RoomID, ref.ParticipantID), changedEntry(plan.Participant)); err != nil {
 				return err
 			}
 			if err := s.countChange(tx, now, ref.RoomID, ref.ParticipantID, nil); err != nil {

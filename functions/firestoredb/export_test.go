@@ -51,3 +51,8 @@ func (s *Store) SetBeforeClassifyCommit(f func()) { s.setHook(hookBeforeClassify
 // SetAfterClassifyEvidence installs a hook that runs in a candidate's
 // classification after it decided, before its transaction.
 func (s *Store) SetAfterClassifyEvidence(f func()) { s.setHook(hookAfterClassifyEvidence, f) }
+
+// SetBeforeFoldReads and SetAfterFoldReads install hooks that run in each
+// attempt of a fold of departure records, before its reads and after them.
+func (s *Store) SetBeforeFoldReads(f func()) { s.setHook(hookBeforeFoldReads, f) }
+func (s *Store) SetAfterFoldReads(f func())  { s.setHook(hookAfterFoldReads, f) }

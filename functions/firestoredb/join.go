@@ -109,11 +109,18 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 		if err != nil {
 			return err
 		}
+		var left *presence.Departure
 		if st.Participant == nil {
 			// The join would add an entry: the rooms cap needs the user's
 			// document, locked by this read, so that two such joins of one
 			// user (each writes it) take turns.
 			if err := s.readUserRooms(tx, req, &st); err != nil {
+				return err
+			}
+			// And the user's departure record, whose changes the new
+			// entry takes over (revision.go): locked by this read, so that
+			// the sweeper's fold of it (fold.go) and this join take turns.
+			if left, err = s.readDepartureRecord(tx, req.RoomID, req.ParticipantID); err != nil {
 				return err
 			}
 		}
@@ -140,12 +147,20 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 				return err
 			}
 		}
-		if plan.WriteParticipant || plan.FenceParticipant {
+		if plan.FenceParticipant && !plan.WriteParticipant {
 			if err := tx.set(participantRef, participantToRecord(plan.Participant)); err != nil {
 				return err
 			}
 		}
 		if plan.WriteParticipant {
+			if err := tx.set(participantRef, changedEntry(s.takeOver(plan, st.Room, left))); err != nil {
+				return err
+			}
+			if plan.AddsEntry && left != nil {
+				if err := tx.delete(s.departureRef(req.RoomID, req.ParticipantID)); err != nil {
+					return err
+				}
+			}
 			if err := s.countJoin(tx, now, req.RoomID, req.ParticipantID, plan.AddsEntry); err != nil {
 				return err
 			}
@@ -290,6 +305,30 @@ func (s *Store) userSessions(ctx context.Context, tx *txn, now time.Time, k pres
 		ownSession = &out[len(out)-1]
 	}
 	return out, ownSession, nil
+}
+
+// readDepartureRecord reads uid's departure record in roomID, in tx.
+func (s *Store) readDepartureRecord(tx *txn, roomID, uid string) (*presence.Departure, error) {
+	snaps, err := tx.getAll(s.departureRef(roomID, uid))
+	if err != nil {
+		return nil, err
+	}
+	return decodeDeparture(snaps[0])
+}
+
+// takeOver is the entry plan writes: for a new entry, stamped with the
+// room's lifetime and carrying the changes of the user's departure record
+// of the same lifetime, if any (a record of an earlier lifetime counted in
+// a revision that ended with it).
+func (s *Store) takeOver(plan presence.JoinPlan, room *presence.Room, left *presence.Departure) presence.Participant {
+	p := plan.Participant
+	if plan.AddsEntry {
+		p.OpenedAt, p.Changes = room.CreatedAt, 0
+		if left != nil && left.OpenedAt.Equal(room.CreatedAt) {
+			p.Changes = left.Changes
+		}
+	}
+	return p
 }
 
 // deleteSessions stages the deletion of the user's sessions named by ids.

@@ -104,7 +104,7 @@ func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, en
 		}
 		entryRemoved, after = &plan.DepartedAt, nil
 	case plan.WriteParticipant:
-		if err := tx.set(s.participant(k.RoomID, k.ParticipantID), participantToRecord(plan.Participant)); err != nil {
+		if err := tx.set(s.participant(k.RoomID, k.ParticipantID), changedEntry(plan.Participant)); err != nil {
 			return err
 		}
 	}
@@ -118,12 +118,12 @@ func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, en
 }
 
 // recordDeparture stages, with the removal of plan's roster entry, the
-// record that shows the user among the room's recent departures (see
-// presence.Departure); none when RecentlyLeft is 0.
+// record that shows the user among the room's recent departures and takes
+// over the entry's changes (see presence.Departure): written even when
+// RecentlyLeft is 0, when it shows nobody, for the changes. No record of
+// the user exists while their entry does (a join that adds the entry
+// deletes it), so the write replaces nothing.
 func (s *Store) recordDeparture(tx *txn, plan presence.DeparturePlan) error {
-	if s.settings.RecentlyLeft <= 0 {
-		return nil
-	}
 	d := s.settings.DepartureOf(plan)
-	return tx.set(s.room(d.RoomID).Collection(RecentlyLeftCollection).Doc(d.ParticipantID), departureToRecord(d))
+	return tx.set(s.departureRef(d.RoomID, d.ParticipantID), departureToRecord(d))
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"cloud.google.com/go/firestore"
+
 	"github.com/roomlease/roomlease/functions/firestoredb"
 )
 
@@ -17,7 +19,11 @@ type world struct {
 	entries  map[string]map[string]map[string]any // room → uid → fields
 	sessions map[string][]sessionDoc              // room/uid → sessions
 	revision map[string]int64                     // room → sum of its shards
-	others   []string                             // typing, receipts, shards: paths
+	// carried is, per room, what its listeners add up: the changes on
+	// its entries and departure records of the lifetime, and its retired
+	// count (revision.go, "What listeners add up").
+	carried map[string]int64
+	others  []string // typing, receipts, shards: paths
 }
 
 type sessionDoc struct {
@@ -28,11 +34,22 @@ type sessionDoc struct {
 
 func (m *model) read() world {
 	w := world{rooms: map[string]map[string]any{}, entries: map[string]map[string]map[string]any{},
-		sessions: map[string][]sessionDoc{}, revision: map[string]int64{}}
+		sessions: map[string][]sessionDoc{}, revision: map[string]int64{}, carried: map[string]int64{}}
+	opened := map[string]time.Time{} // the rooms' lifetimes
 	rooms, err := m.client.Collection(firestoredb.RoomsCollection).Documents(m.ctx).GetAll()
 	m.must(err)
 	for _, snap := range rooms {
 		w.rooms[snap.Ref.ID] = snap.Data()
+		opened[snap.Ref.ID], _ = snap.Data()["createdAt"].(time.Time)
+	}
+	// A document's changes count for its room's lifetime only.
+	carry := func(snap *firestore.DocumentSnapshot, field string) {
+		room := snap.Ref.Parent.Parent.ID
+		n, _ := snap.Data()[field].(int64)
+		at, _ := snap.Data()[firestoredb.FieldRoomOpenedAt].(time.Time)
+		if field == firestoredb.FieldRetired || at.Equal(opened[room]) {
+			w.carried[room] += n
+		}
 	}
 	entries, err := m.client.CollectionGroup(firestoredb.ParticipantsCollection).Documents(m.ctx).GetAll()
 	m.must(err)
@@ -42,6 +59,7 @@ func (m *model) read() world {
 			w.entries[room] = map[string]map[string]any{}
 		}
 		w.entries[room][snap.Ref.ID] = snap.Data()
+		carry(snap, firestoredb.FieldChanges)
 	}
 	sessions, err := m.client.CollectionGroup(firestoredb.SessionsCollection).Documents(m.ctx).GetAll()
 	m.must(err)
@@ -58,9 +76,14 @@ func (m *model) read() world {
 		m.must(err)
 		for _, snap := range docs {
 			w.others = append(w.others, snap.Ref.Path)
-			if group == firestoredb.RevisionsCollection {
+			switch {
+			case group == firestoredb.RecentlyLeftCollection && snap.Ref.ID == firestoredb.RetiredDoc:
+				carry(snap, firestoredb.FieldRetired)
+			case group == firestoredb.RevisionsCollection:
 				n, _ := snap.Data()[firestoredb.FieldChanges].(int64)
 				w.revision[snap.Ref.Parent.Parent.ID] += n
+			case group == firestoredb.RecentlyLeftCollection:
+				carry(snap, firestoredb.FieldChanges)
 			}
 		}
 	}
@@ -127,6 +150,9 @@ func (m *model) checkRevision(room string, w world) {
 	if fields == nil {
 		delete(m.lifetimes, room)
 		return
+	}
+	if w.carried[room] != w.revision[room] {
+		m.violate("room %s: its listeners would add up to revision %d, the shards say %d", room, w.carried[room], w.revision[room])
 	}
 	createdAt, _ := fields["createdAt"].(time.Time)
 	now := lifetime{createdAt: createdAt, revision: w.revision[room], entries: map[string]string{}}

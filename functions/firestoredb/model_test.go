@@ -207,8 +207,12 @@ func newModel(t *testing.T, seed uint64) *model {
 	// of a lease that a join in its grace brought: two schedules in three
 	// draw one.
 	m.settings.EmptyRoomGrace = []time.Duration{m.settings.EmptyRoomGrace, 10 * time.Second, 5 * time.Second}[m.rng.IntN(3)]
+	// A short window makes departure records foldable within a schedule
+	// (fold.go), so that folds meet returns and teardowns; 0 writes records
+	// that show nobody.
+	m.settings.RecentlyLeft = []time.Duration{m.settings.RecentlyLeft, 5 * time.Second, 0}[m.rng.IntN(3)]
 	m.drawSkews()
-	m.logf("grace %v, skews %v", m.settings.EmptyRoomGrace, m.skews)
+	m.logf("grace %v, recently left %v, skews %v", m.settings.EmptyRoomGrace, m.settings.RecentlyLeft, m.skews)
 	for i := range modelInstances {
 		c, err := firestore.NewClient(m.ctx, project)
 		if err != nil {

@@ -47,13 +47,16 @@ type roomRecord struct {
 	// EntriesCounted: see presence.Room. Absent (false) in rooms created
 	// before the shards counted entries.
 	EntriesCounted bool `firestore:"entriesCounted"`
+	// ChangesCarried: see presence.Room. Absent (false) in rooms created
+	// before entries and departures carried their changes.
+	ChangesCarried bool `firestore:"changesCarried"`
 }
 
 func roomToRecord(r presence.Room) roomRecord {
 	rec := roomRecord{
 		RoomID: r.ID, State: string(r.State), Generation: r.Generation, TeardownReported: r.TeardownReported,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpireAt: r.ExpireAt, RevisionExpireAt: r.RevisionExpireAt,
-		EntriesCounted: r.EntriesCounted,
+		EntriesCounted: r.EntriesCounted, ChangesCarried: r.ChangesCarried,
 	}
 	rec.EmptySince = optionalTime(r.EmptySince)
 	rec.CleanupAfter = optionalTime(r.CleanupAfter)
@@ -64,7 +67,7 @@ func (rec roomRecord) room(id string) presence.Room {
 	r := presence.Room{
 		ID: id, State: presence.RoomState(rec.State), Generation: rec.Generation, TeardownReported: rec.TeardownReported,
 		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt, RevisionExpireAt: rec.RevisionExpireAt,
-		EntriesCounted: rec.EntriesCounted,
+		EntriesCounted: rec.EntriesCounted, ChangesCarried: rec.ChangesCarried,
 	}
 	if rec.CleanupAfter != nil {
 		r.CleanupAfter = *rec.CleanupAfter
@@ -121,6 +124,10 @@ type participantRecord struct {
 	JoinedAt     time.Time      `firestore:"joinedAt"`
 	SessionCount int64          `firestore:"sessionCount"`
 	ExpireAt     time.Time      `firestore:"expireAt"`
+	// Changes and RoomOpenedAt: see presence.Participant. Absent (0, and
+	// the zero time) in entries written before they existed.
+	Changes      int64     `firestore:"changes"`
+	RoomOpenedAt time.Time `firestore:"roomOpenedAt"`
 }
 
 func participantToRecord(p presence.Participant) participantRecord {
@@ -129,12 +136,14 @@ func participantToRecord(p presence.Participant) participantRecord {
 		state = map[string]any{}
 	}
 	return participantRecord{RoomID: p.RoomID, ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL,
-		State: state, Away: p.Away, JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt}
+		State: state, Away: p.Away, JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt,
+		Changes: p.Changes, RoomOpenedAt: p.OpenedAt}
 }
 
 func (rec participantRecord) participant(roomID, id string) presence.Participant {
 	return presence.Participant{RoomID: roomID, ID: id, DisplayName: rec.DisplayName, PhotoURL: rec.PhotoURL,
-		State: rec.State, Away: rec.Away, JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt}
+		State: rec.State, Away: rec.Away, JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt,
+		Changes: rec.Changes, OpenedAt: rec.RoomOpenedAt}
 }
 
 func decodeParticipant(snap *firestore.DocumentSnapshot, roomID, uid string) (*presence.Participant, error) {
@@ -318,11 +327,16 @@ type departureRecord struct {
 	LeftAt        time.Time `firestore:"leftAt"`
 	Reason        string    `firestore:"reason"`
 	ExpireAt      time.Time `firestore:"expireAt"`
+	Changes       int64     `firestore:"changes"`
+	RoomOpenedAt  time.Time `firestore:"roomOpenedAt"`
+	// Retired is set on the retired document only (RetiredDoc): the
+	// changes of the departure records the sweeper folded.
+	Retired int64 `firestore:"retired,omitempty"`
 }
 
 func departureToRecord(d presence.Departure) departureRecord {
 	return departureRecord{RoomID: d.RoomID, ParticipantID: d.ParticipantID, DisplayName: d.DisplayName,
-		PhotoURL: d.PhotoURL, LeftAt: d.LeftAt, Reason: d.Reason, ExpireAt: d.ExpireAt}
+		PhotoURL: d.PhotoURL, LeftAt: d.LeftAt, Reason: d.Reason, ExpireAt: d.ExpireAt, Changes: d.Changes, RoomOpenedAt: d.OpenedAt}
 }
 
 func decodeDeparture(snap *firestore.DocumentSnapshot) (*presence.Departure, error) {
@@ -331,5 +345,6 @@ func decodeDeparture(snap *firestore.DocumentSnapshot) (*presence.Departure, err
 		return nil, err
 	}
 	return &presence.Departure{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, DisplayName: rec.DisplayName,
-		PhotoURL: rec.PhotoURL, LeftAt: rec.LeftAt, Reason: rec.Reason, ExpireAt: rec.ExpireAt}, nil
+		PhotoURL: rec.PhotoURL, LeftAt: rec.LeftAt, Reason: rec.Reason, ExpireAt: rec.ExpireAt, Changes: rec.Changes,
+		OpenedAt: rec.RoomOpenedAt}, nil
 }

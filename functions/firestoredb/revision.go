@@ -48,6 +48,29 @@ import (
 // near the cap take turns; joins of different users far from it still
 // write only their own documents and their shard by blind increment.
 
+// What listeners add up. Listening to the shards costs every listener a
+// read per visible change on top of the entry or record that change wrote,
+// so in a room created by this version (presence.Room.ChangesCarried) the
+// documents listeners read anyway carry the revision too: every visible
+// change adds one to the shard (above) and, in the same commit, one to the
+// `changes` of the document it writes for listeners:
+//   - a join, state update, away toggle or session-count change: the
+//     user's entry (changedEntry);
+//   - a departure (leave, expiry, eviction): the user's departure record,
+//     which takes over the entry's changes and adds its own (DepartureOf);
+//   - a user who comes back: the new entry takes over the record's changes
+//     (the join reads and deletes the record);
+//   - the sweeper folds records nobody shows any more into the retired
+//     count (fold.go), one write per room and batch.
+// Each moves changes from one document to another inside one transaction,
+// so at every commit the shards' sum equals the sum of `changes` over the
+// entries and the records of this lifetime (roomOpenedAt equal to the
+// room's createdAt) plus the retired count; TestModel checks it after
+// every step. A listener that adds these up from its snapshots (at a
+// moment they are in sync with one another) reads the revision at a cost
+// of one document per visible change: the entry or the record. Deleting a
+// document costs listeners no read.
+
 func (s *Store) revisionShards(roomID string) *firestore.CollectionRef {
 	return s.room(roomID).Collection(RevisionsCollection)
 }
@@ -95,16 +118,28 @@ func (s *Store) changeFields(now time.Time, roomID string) map[string]any {
 }
 
 // refreshShards stages, in tx, blind merges that set every revision shard's
-// expireAt (and roomId) to expireAt. A shard that does not exist yet is
-// created without changes, which counts as zero.
+// expireAt (and roomId) to expireAt, and the retired count's. A shard that
+// does not exist yet is created without changes, which counts as zero.
 func (s *Store) refreshShards(tx *txn, roomID string, expireAt time.Time) error {
+	refs := []*firestore.DocumentRef{s.retiredRef(roomID)}
 	for k := range s.settings.RevisionShards {
-		shard := s.revisionShards(roomID).Doc(strconv.Itoa(k))
-		if err := tx.set(shard, map[string]any{FieldRoomID: roomID, FieldExpireAt: expireAt}, firestore.MergeAll); err != nil {
+		refs = append(refs, s.revisionShards(roomID).Doc(strconv.Itoa(k)))
+	}
+	for _, ref := range refs {
+		if err := tx.set(ref, map[string]any{FieldRoomID: roomID, FieldExpireAt: expireAt}, firestore.MergeAll); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// changedEntry is the record of entry p after a visible change of it: it
+// carries one change more (see "What listeners add up" above). Every
+// writer of a visible change to an entry writes it through here, beside
+// its countChange or countJoin.
+func changedEntry(p presence.Participant) participantRecord {
+	p.Changes++
+	return participantToRecord(p)
 }
 
 // readRevision returns the room's revision: the sum of its shards, read in

@@ -1,5 +1,7 @@
 package firestoredb
 
+import "github.com/roomlease/roomlease/functions/presence"
+
 // The Firestore layout. These names are the contract with clients (listener
 // paths), with the security rules, with firestore/firestore.indexes.json and
 // with the Terraform configuration; a test checks the latter two against them.
@@ -77,8 +79,22 @@ const (
 	// FieldTeardownReported keeps rooms an observing sweeper has reported
 	// out of its next listings.
 	FieldTeardownReported = "teardownReported"
-	// FieldChanges is a revision shard's count of visible roster changes.
+	// FieldChanges is a revision shard's count of visible roster changes,
+	// and, on a roster entry or a departure record, how many of them it
+	// carries for listeners (see revision.go, "What listeners add up").
 	FieldChanges = "changes"
+	// RetiredDoc (recentlyLeft/~retired, an id no user may have) keeps, in
+	// FieldRetired, the changes of the departure records the sweeper has
+	// folded: beside them, so that a listener sees a fold's deletions and
+	// its count in one snapshot. It has no FieldLeftAt, so every query of
+	// the departures leaves it out.
+	RetiredDoc   = presence.ReservedParticipantID
+	FieldRetired = "retired"
+	// FieldRoomOpenedAt on an entry or a departure record is the createdAt
+	// of the room lifetime it belongs to; FieldChangesCarried on a room
+	// says its entries and departures carry their changes.
+	FieldRoomOpenedAt   = "roomOpenedAt"
+	FieldChangesCarried = "changesCarried"
 	// FieldEntries is a revision shard's count of roster entries (added
 	// less removed) of its users; FieldEntriesCounted on a room says its
 	// shards have counted every entry of the lifetime.

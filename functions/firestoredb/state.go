@@ -54,7 +54,7 @@ func (s *Store) SetState(ctx context.Context, req presence.StateRequest) (presen
 		if err != nil {
 			return err
 		}
-		if err := tx.set(entryRef, participantToRecord(next)); err != nil {
+		if err := tx.set(entryRef, changedEntry(next)); err != nil {
 			return err
 		}
 		if err := s.countChange(tx, now, req.RoomID, req.ParticipantID, nil); err != nil {

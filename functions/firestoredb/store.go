@@ -75,6 +75,10 @@ const (
 	// hookAfterClassifyEvidence: in a candidate's classification, after it
 	// read the evidence and decided, before its transaction.
 	hookAfterClassifyEvidence hookPoint = "after-classify-evidence"
+	// hookBeforeFoldReads and hookAfterFoldReads: in a fold of departure
+	// records (fold.go), before its reads, and after them before its writes.
+	hookBeforeFoldReads hookPoint = "before-fold-reads"
+	hookAfterFoldReads  hookPoint = "after-fold-reads"
 )
 
 func (s *Store) pause(at hookPoint) {

@@ -140,10 +140,18 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 			// lifetime writes, so shards left to it would carry the old
 			// counts into the new revision. No request of this lifetime
 			// counts a change after this commit: it found no roster entry.
+			//
+			// So does the retired count (fold.go), by name: a fold that
+			// committed after this transaction read the room, but before
+			// its commit, may have written it first, and the next
+			// lifetime's listeners must not add it up.
 			for _, shard := range shards {
 				if err := tx.delete(shard.Ref); err != nil {
 					return err
 				}
+			}
+			if err := tx.delete(s.retiredRef(c.RoomID)); err != nil {
+				return err
 			}
 			// The rollout's evidence (candidates.go), in the same commit.
 			res.Recorded = true

@@ -15,8 +15,15 @@ const (
 // Departure is a user who recently went from a room's roster, at
 // rooms/{roomId}/recentlyLeft/{uid}: what a UI needs to grey them out for a
 // while instead of making them vanish. It is written with the departure
-// that removed the entry, and shown for Settings.RecentlyLeft after LeftAt;
-// its ExpireAt is then, and TTL removes it some time later.
+// that removed the entry, and shown for Settings.RecentlyLeft after LeftAt.
+//
+// It also carries the entry's Changes, and one more for the departure
+// itself (see Participant.Changes): until the user comes back, whose join
+// takes them over into the new entry, or until the sweeper folds them into
+// the room's retired count, some time after the record stops showing
+// (DepartureFoldAfter). So it is written for every departure, even with
+// RecentlyLeft 0, and its ExpireAt is only the TTL backstop, RecordHorizon
+// away: TTL must not take changes the sweeper has not folded yet.
 type Departure struct {
 	RoomID        string
 	ParticipantID string
@@ -25,12 +32,26 @@ type Departure struct {
 	LeftAt        time.Time
 	Reason        string
 	ExpireAt      time.Time
+	Changes       int64
+	OpenedAt      time.Time // the lifetime of the entry it replaced
 }
+
+// DepartureFoldAfter is how long after a departure record stops showing the
+// sweeper may fold it: clients judge "stops showing" on an estimated server
+// clock, so they are given this much more.
+const DepartureFoldAfter = time.Minute
 
 // DepartureOf is the record of plan's departure, which removed entry p.
 func (s Settings) DepartureOf(p DeparturePlan) Departure {
 	return Departure{RoomID: p.Participant.RoomID, ParticipantID: p.Participant.ID, DisplayName: p.Participant.DisplayName,
-		PhotoURL: p.Participant.PhotoURL, LeftAt: p.DepartedAt, Reason: p.Reason, ExpireAt: p.DepartedAt.Add(s.RecentlyLeft)}
+		PhotoURL: p.Participant.PhotoURL, LeftAt: p.DepartedAt, Reason: p.Reason, ExpireAt: p.DepartedAt.Add(s.RecordHorizon),
+		Changes: p.Participant.Changes + 1, OpenedAt: p.Participant.OpenedAt}
+}
+
+// DeparturesFoldedBefore is the LeftAt before which a sweep at now folds
+// departure records: shown by nobody any more.
+func (s Settings) DeparturesFoldedBefore(now time.Time) time.Time {
+	return now.Add(-s.RecentlyLeft - DepartureFoldAfter)
 }
 
 // RecentlyLeftSince is the earliest LeftAt a read at now shows.
@@ -53,4 +74,18 @@ func (s Settings) RecentDepartures(now time.Time, deps []Departure, roster []Par
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].LeftAt.After(out[j].LeftAt) })
 	return out
+}
+
+// StaleDepartures are departure records of one room that a sweeper saw
+// past DeparturesFoldedBefore: what one fold takes in one transaction.
+type StaleDepartures struct {
+	RoomID         string
+	ParticipantIDs []string
+}
+
+// Folds reports whether a departure record as read now, d, is still one
+// to fold at now: a user who came back took the record over (it is gone),
+// and one who left again since wrote a newer one, shown again.
+func (s Settings) Folds(now time.Time, d *Departure) bool {
+	return d != nil && d.LeftAt.Before(s.DeparturesFoldedBefore(now))
 }

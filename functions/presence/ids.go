@@ -56,11 +56,17 @@ func ValidateParticipantID(id string) error {
 		return Errorf(EInvalid, "the token's user id cannot be used as a participant id")
 	case id == "." || id == ".." || strings.Contains(id, "/"):
 		return Errorf(EInvalid, "the token's user id cannot be used as a participant id")
-	case strings.HasPrefix(id, "__") && strings.HasSuffix(id, "__"):
+	case strings.HasPrefix(id, "__") && strings.HasSuffix(id, "__"), id == ReservedParticipantID:
 		return Errorf(EInvalid, "the token's user id cannot be used as a participant id")
 	}
 	return nil
 }
+
+// ReservedParticipantID is the one id no user may have: the document
+// beside a room's departure records that keeps their folded changes
+// (firestoredb/fold.go) has it, in the same collection so that listeners
+// see a fold's deletions and its count in one snapshot.
+const ReservedParticipantID = "~retired"
 
 // ValidateDisplayName accepts printable UTF-8 of at most MaxDisplayNameLength
 // characters. The empty name is allowed (the roster shows the id instead).

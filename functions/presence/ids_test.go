@@ -49,3 +49,18 @@ func FuzzValidateRoomID(f *testing.F) {
 		}
 	})
 }
+
+// A uid is taken as it is, except where it could not be a document id of
+// its own, or would be the retired count's beside the departure records.
+func TestValidateParticipantID(t *testing.T) {
+	for _, id := range []string{"uid-1", "a b", "é", "~retire", "retired"} {
+		if err := presence.ValidateParticipantID(id); err != nil {
+			t.Errorf("%q refused: %v", id, err)
+		}
+	}
+	for _, id := range []string{"", "a/b", "__x__", ".", "..", "\xff", presence.ReservedParticipantID} {
+		if presence.ErrorCode(presence.ValidateParticipantID(id)) != presence.EInvalid {
+			t.Errorf("%q accepted", id)
+		}
+	}
+}

@@ -45,6 +45,13 @@ type Room struct {
 	// that counts. A room created before keeps being counted the old way
 	// (a count() of its entries) until its next lifetime.
 	EntriesCounted bool
+	// ChangesCarried says that every visible change of this lifetime was
+	// also carried on the document that listeners read for it (the entry's
+	// or the departure's Changes, see Participant.Changes), so that
+	// listeners can sum the revision from what they already receive: set
+	// when the room is created, by a version that carries them. Listeners
+	// of an older room add up the revision shards instead.
+	ChangesCarried bool
 }
 
 // NewRoom is a room created by a join at now: active, generation 1.
@@ -52,7 +59,8 @@ func (s Settings) NewRoom(now time.Time, id string) Room {
 	// No shard of this lifetime exists yet; each is created later, with an
 	// expireAt at least this one.
 	return Room{ID: id, State: StateActive, Generation: 1, CreatedAt: now, UpdatedAt: now,
-		ExpireAt: now.Add(s.RecordHorizon), RevisionExpireAt: now.Add(s.RecordHorizon), EntriesCounted: true}
+		ExpireAt: now.Add(s.RecordHorizon), RevisionExpireAt: now.Add(s.RecordHorizon), EntriesCounted: true,
+		ChangesCarried: true}
 }
 
 // Participant is one user's roster entry at rooms/{roomId}/participants/{uid}:
@@ -75,6 +83,17 @@ type Participant struct {
 	// while the sweeper was down) cannot keep an entry alive.
 	SessionCount int
 	ExpireAt     time.Time
+	// Changes is how many of the room's visible changes this entry
+	// carries: its user's in this lifetime, including those carried over
+	// from the user's departure record when they came back. Every write of
+	// a visible change to the entry adds one, in the transaction that adds
+	// one to the revision shard (firestoredb/revision.go), so that the sum
+	// over entries, departure records and the room's retired count is the
+	// revision. OpenedAt is the CreatedAt of the room lifetime the entry was
+	// added in, which its departure record inherits. The domain only
+	// carries both: the store sets them.
+	Changes  int64
+	OpenedAt time.Time
 }
 
 // Policy is an optional, operator-managed admission rule for one room.

@@ -11,7 +11,9 @@
 //  3. enforces room policies changed since the last pass (their updatedAt
 //     after a watermark that trails the clock): every participant a policy
 //     no longer admits leaves, all sessions at once, as a departure;
-//  4. clears expired typing signals;
+//  4. clears expired typing signals, and folds the departure records that
+//     nobody shows any more into their room's retired count (one
+//     transaction per room and batch; see firestoredb/fold.go);
 //  5. checks rooms that are suspected_empty past their grace: in enforce
 //     mode, for the rooms in the enforced slice (a hash of the room id below
 //     the share in force), the authoritative check and the teardown are one

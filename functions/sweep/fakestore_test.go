@@ -153,6 +153,14 @@ func (f *fakeStore) ClearTyping(_ context.Context, c presence.TypingCandidate) (
 	return presence.Done, nil
 }
 
+func (f *fakeStore) StaleDepartures(context.Context, time.Time, int) (presence.Listing[presence.StaleDepartures], error) {
+	return presence.Listing[presence.StaleDepartures]{}, nil
+}
+
+func (f *fakeStore) FoldDepartures(context.Context, presence.StaleDepartures) (int, error) {
+	return 0, nil
+}
+
 func (f *fakeStore) DueRooms(_ context.Context, _ time.Time, _ int, unreportedOnly bool) (presence.Listing[presence.Room], error) {
 	f.call("DueRooms unreportedOnly=%v", unreportedOnly)
 	if err := f.listErrs["DueRooms"]; err != nil {

@@ -44,6 +44,7 @@ func passSteps(store Store, cfg Config, now func() time.Time, policies *policyWa
 		expireLeases(store),              // 2. leases
 		enforcePolicies(store, policies), // 3. changed room policies
 		clearTyping(store),               // 4. typing signals
+		foldDepartures(store),            //    and departure records
 		checkDueRooms(store),             // 5. rooms past their grace
 		purgeClosed(store),               // 6. finishing teardowns
 		classifyCandidates(store),        // 7. teardown candidates (rollout.go)
@@ -199,6 +200,18 @@ func clearTyping(store TypingClearer) step {
 			if err == nil && out == presence.Done {
 				p.r.TypingCleared++
 			}
+			return err
+		})
+	}
+}
+
+// foldDepartures is step 4's second half: departure records nobody shows.
+func foldDepartures(store DepartureFolder) step {
+	return func(p *pass) error {
+		stale, err := store.StaleDepartures(p.ctx, p.now, p.cfg.BatchSize)
+		return eachCandidate(p, "listing departures to fold", stale, err, "folding departures", func(b presence.StaleDepartures) error {
+			n, err := store.FoldDepartures(p.ctx, b)
+			p.r.DeparturesFolded += n
 			return err
 		})
 	}

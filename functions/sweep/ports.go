@@ -25,6 +25,7 @@ type Store interface {
 	LeaseExpirer
 	PolicyEnforcer
 	TypingClearer
+	DepartureFolder
 	DueRoomChecker
 	Purger
 	CandidateClassifier
@@ -80,6 +81,18 @@ type TypingClearer interface {
 	// listed (Conflict) or is gone (AlreadyDone). An error means it was
 	// not removed.
 	ClearTyping(ctx context.Context, c presence.TypingCandidate) (presence.Outcome, error)
+}
+
+// DepartureFolder lists departure records nobody shows any more and folds
+// them into their rooms' retired counts (step 4).
+type DepartureFolder interface {
+	// StaleDepartures lists up to limit such records at now, grouped by
+	// room; documents that do not read as departures are in the listing's
+	// Undecodable. An error means nothing was listed.
+	StaleDepartures(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.StaleDepartures], error)
+	// FoldDepartures folds those of a batch still stale, and says how
+	// many. An error means none was folded.
+	FoldDepartures(ctx context.Context, batch presence.StaleDepartures) (int, error)
 }
 
 // DueRoomChecker lists rooms past their grace and checks each for teardown

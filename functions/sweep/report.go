@@ -11,9 +11,12 @@ import (
 // up, what a run's passes did. PassReport and Summary both embed them, so the
 // set is declared once and added up in one place.
 type Counts struct {
-	SessionsExpired     int
-	RoomsSuspected      int
-	TypingCleared       int
+	SessionsExpired int
+	RoomsSuspected  int
+	TypingCleared   int
+	// DeparturesFolded counts departure records folded into their rooms'
+	// retired counts (firestoredb/fold.go).
+	DeparturesFolded    int
 	RoomsEligible       int // proven empty and past the grace (or, in off mode, due)
 	RoomsDeleted        int
 	RoomsRepaired       int
@@ -55,6 +58,7 @@ func (c *Counts) named() []struct {
 		{"sessionsExpired", &c.SessionsExpired},
 		{"roomsSuspected", &c.RoomsSuspected},
 		{"typingCleared", &c.TypingCleared},
+		{"departuresFolded", &c.DeparturesFolded},
 		{"roomsEligible", &c.RoomsEligible},
 		{"roomsDeleted", &c.RoomsDeleted},
 		{"roomsRepaired", &c.RoomsRepaired},

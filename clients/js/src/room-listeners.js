@@ -6,7 +6,7 @@
 // before a leave: a permission-denied then means "you are no longer in the
 // room", never something to report.
 import { collection, doc, onSnapshot } from 'firebase/firestore';
-import { watchRevision } from './revision.js';
+import { RETIRED_ID, watchRevision } from './revision.js';
 import { toDate } from './time.js';
 import { leaveLargeMode, onSelf, onSummary } from './large-room.js';
 
@@ -216,7 +216,8 @@ function onRoster(room, snap) {
 }
 
 function onRecentlyLeft(room, snap) {
-  room._departures = snap.docs.map((d) => {
+  // Beside the records: the room's retired count (revision.js), nobody's.
+  room._departures = snap.docs.filter((d) => d.id !== RETIRED_ID).map((d) => {
     const r = d.data();
     return {
       participantId: r.participantId || d.id,

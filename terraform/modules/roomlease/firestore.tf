@@ -84,6 +84,16 @@ locals {
       ]
     },
     {
+      # Departure records nobody shows any more, which the sweeper folds
+      # into their rooms' retired counts.
+      collection = "recentlyLeft"
+      field      = "leftAt"
+      indexes = [
+        { order = "ASCENDING", query_scope = "COLLECTION" },
+        { order = "ASCENDING", query_scope = "COLLECTION_GROUP" },
+      ]
+    },
+    {
       # The events outbox's time rises with every write: indexed, it would
       # be a hot index range, capped at about 500 writes a second across
       # the database. Nothing queries it.

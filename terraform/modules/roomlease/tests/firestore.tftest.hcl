@@ -62,8 +62,8 @@ run "indexes_match_firestore_indexes_json" {
   }
 
   assert {
-    condition     = toset(keys(google_firestore_field.index_override)) == toset(["sessions.leaseExpiresAt", "typing.expiresAt", "rosterRevisions.mayBeEmptyAt"])
-    error_message = "With events off, the non-TTL field overrides must be exactly sessions.leaseExpiresAt, typing.expiresAt and rosterRevisions.mayBeEmptyAt; got ${jsonencode(keys(google_firestore_field.index_override))}."
+    condition     = toset(keys(google_firestore_field.index_override)) == toset(["sessions.leaseExpiresAt", "typing.expiresAt", "rosterRevisions.mayBeEmptyAt", "recentlyLeft.leftAt"])
+    error_message = "With events off, the non-TTL field overrides must be exactly sessions.leaseExpiresAt, typing.expiresAt, rosterRevisions.mayBeEmptyAt and recentlyLeft.leftAt; got ${jsonencode(keys(google_firestore_field.index_override))}."
   }
 
   assert {
