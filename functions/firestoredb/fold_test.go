@@ -125,7 +125,7 @@ func TestFold_EveryChangeKeepsTheListenersSum(t *testing.T) {
 	if n := foldAll(t, f.store, f.clock.Now()); n != 0 {
 		t.Fatalf("folded %d records that are still shown", n)
 	}
-	f.clock.Advance(presence.DefaultSettings().RecentlyLeft + presence.DepartureFoldAfter + time.Second)
+	f.clock.Advance(presence.DefaultSettings().RecentlyLeft + presence.DepartureFoldAfter + presence.DepartureFoldEvery + time.Second)
 	if n := foldAll(t, f.store, f.clock.Now()); n != 1 {
 		t.Fatalf("folded %d records, want carol's", n)
 	}
@@ -153,7 +153,7 @@ func TestFold_AReturnAndAFoldTakeTurns(t *testing.T) {
 			if _, err := f.store.Leave(f.ctx, ref(room, "dave", "t1", d.Session.Generation)); err != nil {
 				t.Fatal(err)
 			}
-			f.clock.Advance(presence.DefaultSettings().RecentlyLeft + presence.DepartureFoldAfter + time.Second)
+			f.clock.Advance(presence.DefaultSettings().RecentlyLeft + presence.DepartureFoldAfter + presence.DepartureFoldEvery + time.Second)
 			stale, err := f.store.StaleDepartures(f.ctx, f.clock.Now(), 10)
 			if err != nil || len(stale.Items) != 1 {
 				t.Fatalf("stale departures %v, %v", stale.Items, err)
@@ -215,7 +215,7 @@ func TestFold_AFoldDuringTheTeardown(t *testing.T) {
 	f := MustOpenStore(t)
 	const room = "fold3"
 	seen := emptyRoom(t, f, room) // alice came and went: her record waits
-	f.clock.Advance(presence.DefaultSettings().RecentlyLeft + presence.DepartureFoldAfter)
+	f.clock.Advance(presence.DefaultSettings().RecentlyLeft + presence.DepartureFoldAfter + presence.DepartureFoldEvery)
 	stale, err := f.other.StaleDepartures(f.ctx, f.clock.Now(), 10)
 	if err != nil || len(stale.Items) != 1 {
 		t.Fatalf("stale departures %v, %v", stale.Items, err)

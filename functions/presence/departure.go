@@ -38,8 +38,15 @@ type Departure struct {
 
 // DepartureFoldAfter is how long after a departure record stops showing the
 // sweeper may fold it: clients judge "stops showing" on an estimated server
-// clock, so they are given this much more.
-const DepartureFoldAfter = time.Minute
+// clock, so they are given this much more. DepartureFoldEvery is the step
+// in which the fold's cutoff moves: every sweeper, on every instance,
+// folds a room's records up to the same minute, so a room gets at most one
+// fold (one read for each of its listeners) a minute, however often
+// sweeps run and however fast users leave.
+const (
+	DepartureFoldAfter = time.Minute
+	DepartureFoldEvery = time.Minute
+)
 
 // DepartureOf is the record of plan's departure, which removed entry p.
 func (s Settings) DepartureOf(p DeparturePlan) Departure {
@@ -49,9 +56,10 @@ func (s Settings) DepartureOf(p DeparturePlan) Departure {
 }
 
 // DeparturesFoldedBefore is the LeftAt before which a sweep at now folds
-// departure records: shown by nobody any more.
+// departure records: shown by nobody any more, and left before the latest
+// whole DepartureFoldEvery.
 func (s Settings) DeparturesFoldedBefore(now time.Time) time.Time {
-	return now.Add(-s.RecentlyLeft - DepartureFoldAfter)
+	return now.Add(-s.RecentlyLeft - DepartureFoldAfter).Truncate(DepartureFoldEvery)
 }
 
 // RecentlyLeftSince is the earliest LeftAt a read at now shows.
