@@ -104,9 +104,13 @@ func FanoutMarkdown(run FanoutRun, sizes []int) string {
 		b.WriteString("| participants | churn (joins + leaves) | seconds | summary documents per listener | per second | summaries seen | inexact counts | full mode: documents per change | full mode: reads per listener per second |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, l := range run.Large {
 			perSecond := float64(l.Joins+l.Leaves) / l.Seconds
-			fmt.Fprintf(&b, "| %s | %d + %d (%.1f a second) | %.1f | %d | %.2f | %d | %d | %.2f | %.1f |\n",
+			full := "not watched | not watched"
+			if l.FullModeDocsPerChange >= 0 {
+				full = fmt.Sprintf("%.2f | %.1f", l.FullModeDocsPerChange, l.FullModeDocsPerChange*perSecond)
+			}
+			fmt.Fprintf(&b, "| %s | %d + %d (%.1f a second) | %.1f | %d | %.2f | %d | %d | %s |\n",
 				thousands(float64(l.Participants)), l.Joins, l.Leaves, perSecond, l.Seconds, l.DocsPerListener,
-				l.ReadsPerListenerPerSecond, l.Summaries, l.Inexact, l.FullModeDocsPerChange, l.FullModeDocsPerChange*perSecond)
+				l.ReadsPerListenerPerSecond, l.Summaries, l.Inexact, full)
 		}
 	}
 	b.WriteString("\n| mode | lease / heartbeat | requests | reads | writes | Firestore cost per 1 000 participant-hours |\n|---|---|---|---|---|---|\n")
