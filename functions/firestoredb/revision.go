@@ -66,9 +66,13 @@ import (
 // so at every commit the shards' sum equals the sum of `changes` over the
 // entries and the records of this lifetime (roomOpenedAt equal to the
 // room's createdAt) plus the retired count; TestModel checks it after
-// every step. A listener that adds these up from its snapshots (at a
-// moment they are in sync with one another) reads the revision at a cost
-// of one document per visible change: the entry or the record. Deleting a
+// every step. A user has an entry or a record, never both, at any commit,
+// but a listener receives the roster and the records through two
+// listeners, so it takes per user the larger of the two counts (the newer
+// one) and adds the retired count, which sits among the records (RetiredDoc)
+// so that a fold's deletions and its count arrive together
+// (clients/js/src/revision.js). It reads the revision at a cost of one
+// document per visible change: the entry or the record. Deleting a
 // document costs listeners no read.
 
 func (s *Store) revisionShards(roomID string) *firestore.CollectionRef {
