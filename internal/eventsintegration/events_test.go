@@ -54,8 +54,11 @@ func must(t *testing.T, want int, base string, user emulatortest.User, path stri
 func TestEvents_ThroughTheAPIToASubscriber(t *testing.T) {
 	project, topic := emulatortest.AuthProjectID(), fmt.Sprintf("events-%d", time.Now().UnixNano())
 	sub := emulatortest.EventTopic(t, project, topic)
+	// A database of its own: the other tests' dev servers share the
+	// project, and a sweeper of theirs (with no topic) that expired Bob's
+	// crashed session would commit his departure with no event.
 	base := devserver.Start(t, devserver.Build(t), []string{
-		"ROOMLEASE_EVENTS_TOPIC=" + topic,
+		"ROOMLEASE_EVENTS_TOPIC=" + topic, "ROOMLEASE_DATABASE=" + topic,
 		"ROOMLEASE_HEARTBEAT_INTERVAL=1s", "ROOMLEASE_LEASE=3s", "ROOMLEASE_EMPTY_ROOM_GRACE=2s",
 		"ROOMLEASE_SWEEP_MAX_PAUSE=1s",
 	})
@@ -78,9 +81,8 @@ func TestEvents_ThroughTheAPIToASubscriber(t *testing.T) {
 	// Bob's phone crashes: no heartbeat, no leave. The sweeper expires
 	// him after the lease, and tears the room down after the grace.
 
-	// The dev server's project is shared with other tests (and earlier
-	// runs), whose rooms its sweeper may expire on this topic too: only
-	// this room's events count.
+	// Only this room's events count (the topic and the database are the
+	// test's own, but a subscriber may see anything published to them).
 	ours := func(all []emulatortest.Received) []emulatortest.Received {
 		var out []emulatortest.Received
 		for _, r := range all {
