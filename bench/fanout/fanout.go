@@ -339,29 +339,27 @@ func (r *Room) listen(ctx context.Context) (*listenerSet, error) {
 		}()
 	}
 	// The room document (the retired count is among the departure records).
-	for _, ref := range []*firestore.DocumentRef{roomRef} {
-		doc := ref.Snapshots(ctx)
-		if _, err := doc.Next(); err != nil {
-			doc.Stop()
-			return nil, err
-		}
-		go func() {
-			defer doc.Stop()
-			for {
-				snap, err := doc.Next()
-				if err != nil {
-					if ctx.Err() == nil {
-						ls.fail(err)
-					}
-					return
-				}
-				if snap.Exists() {
-					ls.docs.Add(1)
-				} else {
-					ls.removed.Add(1)
-				}
-			}
-		}()
+	doc := roomRef.Snapshots(ctx)
+	if _, err := doc.Next(); err != nil {
+		doc.Stop()
+		return nil, err
 	}
+	go func() {
+		defer doc.Stop()
+		for {
+			snap, err := doc.Next()
+			if err != nil {
+				if ctx.Err() == nil {
+					ls.fail(err)
+				}
+				return
+			}
+			if snap.Exists() {
+				ls.docs.Add(1)
+			} else {
+				ls.removed.Add(1)
+			}
+		}
+	}()
 	return ls, nil
 }

@@ -63,16 +63,23 @@ export function watchRevision(firestore, roomId, onRevision, onError) {
     stopAll();
     onError(err);
   };
+  // The in-sync callback fires for every listener of the Firestore
+  // instance (typing, receipts, other rooms): the sum, O(roster), is taken
+  // again only when one of this room's snapshots has changed since.
+  let changed = false;
   const keep = (name) => (snap) => {
     latest[name] = snap;
+    changed = true;
   };
   const add = () => {
-    if (stopped) return;
+    if (stopped || !changed) return;
     const n = revisionOf(latest);
-    if (n !== null) onRevision(n);
+    if (n === null) return; // not every part is in yet: try at the next one
+    changed = false;
+    onRevision(n);
   };
   stops.push(onSnapshot(doc(firestore, 'rooms', roomId), (snap) => {
-    latest.room = snap;
+    keep('room')(snap);
     // An older room: its revision is on the shards only.
     const carried = !!(snap.exists() && snap.data().changesCarried);
     if (!carried && !stopShards) stopShards = onSnapshot(collection(firestore, 'rooms', roomId, 'rosterRevisions'), keep('shards'), failed);
