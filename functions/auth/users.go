@@ -126,6 +126,12 @@ func (c *userCheck) check(ctx context.Context, uid string, issuedAt time.Time) e
 	// arriving just after the lookup finds the new answer rather than
 	// starting another lookup.
 	fresh, err := c.cache.Once(uid, func() (userAnswer, error) {
+		// A lookup that ended between this request's read of the cache and
+		// its call here left a fresh answer: share it instead of a second
+		// lookup.
+		if again, _ := c.cache.Get(uid); again.known && now.Sub(again.checkedAt) < c.every {
+			return again, nil
+		}
 		if ok, wait := c.budget.take(now, last.known); !ok {
 			return userAnswer{}, &overBudget{wait: wait}
 		}
