@@ -98,7 +98,7 @@ func (s *Store) HeartbeatAway(ctx context.Context, req presence.AwayRequest) (pr
 			if err := tx.set(s.participant(ref.RoomID, ref.ParticipantID), changedEntry(plan.Participant)); err != nil {
 				return err
 			}
-			if err := s.countChange(tx, now, ref.RoomID, ref.ParticipantID, nil); err != nil {
+			if err := s.countChange(tx, now, entryRevision(plan.Participant), ref.ParticipantID, nil); err != nil {
 				return err
 			}
 			if err := s.emit(tx, now, event, st.Participant, &plan.Participant, ""); err != nil {

@@ -11,6 +11,43 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
+// olderRoom creates room as a server that kept the revision and the size
+// on the revision shards left it (no revisionOnEntries): active, empty, so
+// that the joins that follow take the shards' path.
+func (f *fixture) olderRoom(tb testing.TB, room string) {
+	tb.Helper()
+	now := f.clock.Now()
+	horizon := presence.DefaultSettings().RecordHorizon
+	if _, err := f.client.Collection(firestoredb.RoomsCollection).Doc(room).Set(f.ctx, map[string]any{
+		"roomId": room, "state": string(presence.StateActive), "generation": 1, "createdAt": now, "updatedAt": now,
+		"expireAt": now.Add(horizon), firestoredb.FieldRevisionExpireAt: now.Add(horizon),
+		firestoredb.FieldEntriesCounted: true, firestoredb.FieldChangesCarried: true,
+	}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// roomKinds are the two places a room keeps its size: the shards (an older
+// room) and its entries (a room created now, entryrevision.go). counted
+// says what the store counts for the room, the way the kind keeps it.
+var roomKinds = []struct {
+	name    string
+	older   bool
+	counted func(f *fixture, tb testing.TB, room string) int
+}{
+	{"OnTheShards", true, func(f *fixture, tb testing.TB, room string) int {
+		sum, _ := f.shardEntries(tb, room)
+		return sum
+	}},
+	{"OnTheEntries", false, func(f *fixture, tb testing.TB, room string) int {
+		_, n, err := f.store.RevisionForTest(f.ctx, room)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return n
+	}},
+}
+
 // shardEntries returns the sum of the room's revision shards' entry counts
 // and the number of roster entry documents, read directly.
 func (f *fixture) shardEntries(tb testing.TB, room string) (sum, docs int) {
@@ -32,12 +69,26 @@ func (f *fixture) shardEntries(tb testing.TB, room string) (sum, docs int) {
 	return sum, len(entries)
 }
 
-// Every way an entry comes and goes keeps the shards' entry counts equal
-// to the roster: new users, a second tab, a reconnect, a leave that keeps
-// the user (one tab of two), a leave that removes them, an expiry, an
-// eviction by a changed policy, through two instances.
-func TestEntries_TheShardsCountTheRoster(t *testing.T) {
+// Every way an entry comes and goes keeps the count the store reads equal
+// to the roster, in both kinds of room: new users, a second tab, a
+// reconnect, a leave that keeps the user (one tab of two), a leave that
+// removes them, an expiry, an eviction by a changed policy, through two
+// instances.
+func TestEntries_TheCountFollowsTheRoster(t *testing.T) {
+	for _, kind := range roomKinds {
+		t.Run(kind.name, func(t *testing.T) { testCountFollowsTheRoster(t, kind.older, kind.counted) })
+	}
+}
+
+func testCountFollowsTheRoster(t *testing.T, older bool, counted func(*fixture, testing.TB, string) int) {
 	f := MustOpenStore(t)
+	if older {
+		f.olderRoom(t, "count")
+	}
+	count := func(room string) (int, int) {
+		_, docs := f.shardEntries(t, room)
+		return counted(f, t, room), docs
+	}
 	joined := map[string]presence.JoinResult{}
 	for i, uid := range []string{"ann", "ben", "cat", "dan", "eve"} {
 		store := []*firestoredb.Store{f.store, f.other}[i%2]
@@ -49,11 +100,11 @@ func TestEntries_TheShardsCountTheRoster(t *testing.T) {
 	}
 	second := f.mustJoin(t, "count", "ann", "tab2")
 	f.mustJoin(t, "count", "ben", "tab") // a reconnect
-	if sum, docs := f.shardEntries(t, "count"); sum != 5 || docs != 5 {
-		t.Fatalf("after the joins: shards count %d, roster has %d, want 5 and 5", sum, docs)
+	if sum, docs := count("count"); sum != 5 || docs != 5 {
+		t.Fatalf("after the joins: the store counts %d, roster has %d, want 5 and 5", sum, docs)
 	}
-	if room := f.readRoom(t, "count"); room[firestoredb.FieldEntriesCounted] != true {
-		t.Fatalf("a room created now is not marked as counted: %v", room)
+	if room := f.readRoom(t, "count"); room[firestoredb.FieldEntriesCounted] != true || (room[firestoredb.FieldRevisionOnEntries] == true) == older {
+		t.Fatalf("the room is not marked as its kind: %v", room)
 	}
 
 	f.clock.Advance(time.Second)
@@ -65,8 +116,8 @@ func TestEntries_TheShardsCountTheRoster(t *testing.T) {
 			t.Fatalf("leave %v: %+v %v", leave, res, err)
 		}
 	}
-	if sum, docs := f.shardEntries(t, "count"); sum != 4 || docs != 4 {
-		t.Fatalf("after the leaves: shards count %d, roster has %d, want 4 and 4", sum, docs)
+	if sum, docs := count("count"); sum != 4 || docs != 4 {
+		t.Fatalf("after the leaves: the store counts %d, roster has %d, want 4 and 4", sum, docs)
 	}
 
 	// dan's lease ends; the sweeper expires it.
@@ -79,8 +130,8 @@ func TestEntries_TheShardsCountTheRoster(t *testing.T) {
 		Generation: d.Generation, LeaseExpiresAt: d.LeaseExpiresAt}); err != nil || res.Outcome != presence.Done {
 		t.Fatalf("expiry of dan: %+v %v", res, err)
 	}
-	if sum, docs := f.shardEntries(t, "count"); sum != 3 || docs != 3 {
-		t.Fatalf("after the expiry: shards count %d, roster has %d, want 3 and 3", sum, docs)
+	if sum, docs := count("count"); sum != 3 || docs != 3 {
+		t.Fatalf("after the expiry: the store counts %d, roster has %d, want 3 and 3", sum, docs)
 	}
 
 	// A policy that admits ann and ben only evicts eve.
@@ -92,18 +143,30 @@ func TestEntries_TheShardsCountTheRoster(t *testing.T) {
 		Policy: presence.Policy{AllowedUsers: []string{"ann", "ben"}}}, 10); err != nil {
 		t.Fatal(err)
 	}
-	if sum, docs := f.shardEntries(t, "count"); sum != 2 || docs != 2 {
-		t.Fatalf("after the eviction: shards count %d, roster has %d, want 2 and 2", sum, docs)
+	if sum, docs := count("count"); sum != 2 || docs != 2 {
+		t.Fatalf("after the eviction: the store counts %d, roster has %d, want 2 and 2", sum, docs)
 	}
 }
 
 // docs/races.md, "Two joins for the last place": a room one place below
 // its cap, two new users joining at once through two instances, both
 // having read the roster's size before either writes. Exactly one is
-// admitted: each join near the cap reads every revision shard inside its
-// transaction, and the other's entry lands on a shard it read.
-func TestJoin_CapRaceOnTheShards(t *testing.T) {
+// admitted: in an older room each join near the cap reads every revision
+// shard inside its transaction, and the other's entry lands on a shard it
+// read; in a room that keeps its size on its entries each counts the
+// entries inside its transaction, and the other's entry lands in the range
+// it counted.
+func TestJoin_CapRace(t *testing.T) {
+	for _, kind := range roomKinds {
+		t.Run(kind.name, func(t *testing.T) { testCapRace(t, kind.older, kind.counted) })
+	}
+}
+
+func testCapRace(t *testing.T, older bool, counted func(*fixture, testing.TB, string) int) {
 	f := MustOpenStore(t)
+	if older {
+		f.olderRoom(t, "last")
+	}
 	if _, err := f.client.Collection(firestoredb.PoliciesCollection).Doc("last").Set(f.ctx, map[string]any{"maxParticipants": 3}); err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +179,8 @@ func TestJoin_CapRaceOnTheShards(t *testing.T) {
 	if reads[0]+reads[1] < 3 {
 		t.Fatalf("attempts %d and %d: the loser decided only once, so the race was not run", reads[0], reads[1])
 	}
-	if sum, docs := f.shardEntries(t, "last"); sum != 3 || docs != 3 {
-		t.Fatalf("shards count %d, roster has %d, want 3 and 3", sum, docs)
+	if _, docs := f.shardEntries(t, "last"); counted(f, t, "last") != 3 || docs != 3 {
+		t.Fatalf("the store counts %d, roster has %d, want 3 and 3", counted(f, t, "last"), docs)
 	}
 }
 
@@ -126,6 +189,7 @@ func TestJoin_CapRaceOnTheShards(t *testing.T) {
 // count() of its entries, and still empties when its last user leaves.
 func TestJoin_ARoomOfAnOlderServerIsCountedAsBefore(t *testing.T) {
 	f := MustOpenStore(t)
+	f.olderRoom(t, "old")
 	if _, err := f.client.Collection(firestoredb.PoliciesCollection).Doc("old").Set(f.ctx, map[string]any{"maxParticipants": 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -161,13 +225,21 @@ func TestJoin_ARoomOfAnOlderServerIsCountedAsBefore(t *testing.T) {
 	}
 }
 
-// A crowd of new users joins a room through two instances and its size is
-// never read with count(): the shards' sum costs one read whatever the
-// roster's size. (The op counters bill an aggregation as one read either
-// way; what differs is the work behind it, which the fleet benchmark's
-// join-size step times.) Here: the sum stays exact under a concurrent crowd.
+// A crowd of new users joins a room through two instances, and the count
+// the store reads stays exact, in both kinds of room.
 func TestEntries_ACrowdIsCountedExactly(t *testing.T) {
-	f := MustOpenStore(t)
+	for _, kind := range roomKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			f := MustOpenStore(t)
+			if kind.older {
+				f.olderRoom(t, "many")
+			}
+			testCrowdCounted(t, f, kind.counted)
+		})
+	}
+}
+
+func testCrowdCounted(t *testing.T, f *fixture, counted func(*fixture, testing.TB, string) int) {
 	f.mustJoin(t, "many", "host", "s")
 	const crowd = 30
 	each(t, crowd, func(i int) error {
@@ -175,7 +247,7 @@ func TestEntries_ACrowdIsCountedExactly(t *testing.T) {
 			SessionKey: presence.SessionKey{RoomID: "many", ParticipantID: fmt.Sprintf("u%02d", i), SessionID: "s"}})
 		return err
 	})
-	if sum, docs := f.shardEntries(t, "many"); sum != crowd+1 || docs != crowd+1 {
-		t.Fatalf("shards count %d, roster has %d, want %d", sum, docs, crowd+1)
+	if _, docs := f.shardEntries(t, "many"); counted(f, t, "many") != crowd+1 || docs != crowd+1 {
+		t.Fatalf("the store counts %d, roster has %d, want %d", counted(f, t, "many"), docs, crowd+1)
 	}
 }

@@ -56,3 +56,14 @@ func (s *Store) SetAfterClassifyEvidence(f func()) { s.setHook(hookAfterClassify
 // attempt of a fold of departure records, before its reads and after them.
 func (s *Store) SetBeforeFoldReads(f func()) { s.setHook(hookBeforeFoldReads, f) }
 func (s *Store) SetAfterFoldReads(f func())  { s.setHook(hookAfterFoldReads, f) }
+
+// RevisionForTest is the room's revision and entry count as the store
+// reads them for a reply (roomCounts), so that a test can hold the store's
+// arithmetic against the documents; 0 and 0 for a missing room.
+func (s *Store) RevisionForTest(ctx context.Context, roomID string) (int64, int, error) {
+	room, _, err := s.readRoom(ctx, roomID)
+	if err != nil || room == nil {
+		return 0, 0, err
+	}
+	return s.roomCounts(ctx, *room, nil)
+}

@@ -112,10 +112,15 @@ func (s *Store) FoldDepartures(ctx context.Context, batch presence.StaleDepartur
 		if retired == 0 {
 			return nil
 		}
+		// The count twice: as `retired` for listeners, and as `changes`
+		// stamped with the lifetime, so that the server's sum over the
+		// records of the lifetime takes it in (entryrevision.go).
 		return tx.set(s.retiredRef(batch.RoomID), map[string]any{
-			FieldRoomID:   batch.RoomID,
-			FieldRetired:  firestore.Increment(retired),
-			FieldExpireAt: now.Add(s.settings.RecordHorizon),
+			FieldRoomID:       batch.RoomID,
+			FieldRetired:      firestore.Increment(retired),
+			FieldChanges:      firestore.Increment(retired),
+			FieldRoomOpenedAt: room.CreatedAt,
+			FieldExpireAt:     now.Add(s.settings.RecordHorizon),
 		}, firestore.MergeAll)
 	})
 	return folded, err

@@ -51,9 +51,10 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	}
 	req.Allowance = req.Allowance.Once() // asked once, whatever the attempts (chosen.go)
 	var res presence.JoinResult
+	var src revisionSource // where the reply's revision is read
 	for step := 0; ; step++ {
 		began := time.Now()
-		plan, version, err := s.joinOnce(ctx, req)
+		plan, version, err := s.joinOnce(ctx, req, &src)
 		steptime.Since(ctx, stepJoinTxn, began)
 		if err != nil {
 			return res, err
@@ -77,7 +78,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 		}
 	}
 	began := time.Now()
-	rev, err := s.readRevision(ctx, req.RoomID, nil)
+	rev, err := s.readRevision(ctx, src, nil)
 	steptime.Since(ctx, stepJoinRevision, began)
 	if err != nil {
 		return res, storeError("join: reading the revision", err)
@@ -89,8 +90,9 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 // joinOnce is step 1: it returns the plan it applied and the session's
 // update time as written (for its lease token), or, when the room needs a
 // lifecycle step first, that step and the room's update time as read (zero
-// for a missing room).
-func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presence.JoinPlan, time.Time, error) {
+// for a missing room). It sets *src to where the room it read keeps its
+// revision.
+func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *revisionSource) (presence.JoinPlan, time.Time, error) {
 	roomRef := s.room(req.RoomID)
 	participantRef := s.participant(req.RoomID, req.ParticipantID)
 	var plan presence.JoinPlan
@@ -108,6 +110,9 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 		st, err := s.readJoinState(ctx, tx, now, req, snaps)
 		if err != nil {
 			return err
+		}
+		if st.Room != nil {
+			*src = roomRevision(*st.Room)
 		}
 		var left *presence.Departure
 		if st.Participant == nil {
@@ -153,7 +158,8 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 			}
 		}
 		if plan.WriteParticipant {
-			if err := tx.set(participantRef, changedEntry(s.takeOver(plan, st.Room, left))); err != nil {
+			entry := s.takeOver(plan, st.Room, left)
+			if err := tx.set(participantRef, changedEntry(entry)); err != nil {
 				return err
 			}
 			if plan.AddsEntry && left != nil {
@@ -161,7 +167,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest) (presenc
 					return err
 				}
 			}
-			if err := s.countJoin(tx, now, req.RoomID, req.ParticipantID, plan.AddsEntry); err != nil {
+			if err := s.countJoin(tx, now, entryRevision(entry), req.ParticipantID, plan.AddsEntry); err != nil {
 				return err
 			}
 			if err := s.emit(tx, now, event, st.Participant, &plan.Participant, ""); err != nil {
@@ -323,7 +329,7 @@ func (s *Store) readDepartureRecord(tx *txn, roomID, uid string) (*presence.Depa
 func (s *Store) takeOver(plan presence.JoinPlan, room *presence.Room, left *presence.Departure) presence.Participant {
 	p := plan.Participant
 	if plan.AddsEntry {
-		p.OpenedAt, p.Changes = room.CreatedAt, 0
+		p.OpenedAt, p.Changes, p.RevisionOnEntries = room.CreatedAt, 0, room.RevisionOnEntries
 		if left != nil && left.OpenedAt.Equal(room.CreatedAt) {
 			p.Changes = left.Changes
 		}

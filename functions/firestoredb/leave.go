@@ -111,7 +111,7 @@ func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, en
 	if !plan.VisibleChange() {
 		return nil
 	}
-	if err := s.countChange(tx, now, k.RoomID, k.ParticipantID, entryRemoved); err != nil {
+	if err := s.countChange(tx, now, entryRevisionOf(k.RoomID, entry), k.ParticipantID, entryRemoved); err != nil {
 		return err
 	}
 	return s.emit(tx, now, event, entry, after, plan.Reason)

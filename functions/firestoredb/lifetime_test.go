@@ -94,6 +94,9 @@ func TestLifetime_RevisionShardsOutliveTheirRoomsRefresh(t *testing.T) {
 		t.Fatalf("%d shards, %v; want one per user at least (carol, dave and erin on different shards)", len(shards), err)
 	}
 	for _, shard := range shards {
+		if strings.HasPrefix(shard.Ref.ID, firestoredb.DepartureMarkPrefix) {
+			continue // a departure's mark for the repair: it counts nothing
+		}
 		exp, _ := shard.Data()[firestoredb.FieldExpireAt].(time.Time)
 		if !exp.After(roomExpireAt.Add(-presence.RefreshWindow)) {
 			t.Errorf("shard %s expires at %v, before heartbeats refresh a room expiring at %v", shard.Ref.ID, exp, roomExpireAt)

@@ -18,7 +18,11 @@ type world struct {
 	rooms    map[string]map[string]any            // room → fields
 	entries  map[string]map[string]map[string]any // room → uid → fields
 	sessions map[string][]sessionDoc              // room/uid → sessions
-	revision map[string]int64                     // room → sum of its shards
+	// revision is, per room, its revision where the room keeps it: the sum
+	// of its shards, or, in a room that keeps it on its entries
+	// (entryrevision.go), what its listeners add up. Either way the events
+	// check holds it against the outbox, one event per visible change.
+	revision map[string]int64
 	// carried is, per room, what its listeners add up: the changes on
 	// its entries and departure records of the lifetime, and its retired
 	// count (revision.go, "What listeners add up").
@@ -87,6 +91,11 @@ func (m *model) read() world {
 			}
 		}
 	}
+	for room, fields := range w.rooms {
+		if onEntries, _ := fields[firestoredb.FieldRevisionOnEntries].(bool); onEntries {
+			w.revision[room] = w.carried[room]
+		}
+	}
 	return w
 }
 
@@ -153,6 +162,14 @@ func (m *model) checkRevision(room string, w world) {
 	}
 	if w.carried[room] != w.revision[room] {
 		m.violate("room %s: its listeners would add up to revision %d, the shards say %d", room, w.carried[room], w.revision[room])
+	}
+	// The store's own arithmetic (an instance's reply) against the
+	// documents; the store reads beside any transaction, and no step runs
+	// during the check.
+	if rev, n, err := m.stores[0].RevisionForTest(m.ctx, room); err != nil {
+		m.violate("room %s: reading the revision: %v", room, err)
+	} else if rev != w.revision[room] || n != len(w.entries[room]) {
+		m.violate("room %s: the store reads revision %d and %d entries, the documents say %d and %d", room, rev, n, w.revision[room], len(w.entries[room]))
 	}
 	createdAt, _ := fields["createdAt"].(time.Time)
 	now := lifetime{createdAt: createdAt, revision: w.revision[room], entries: map[string]string{}}

@@ -45,20 +45,7 @@ func (s *Store) Occupancy(ctx context.Context, roomID string) (presence.Occupanc
 		if err != nil || room == nil {
 			return err
 		}
-		q := s.revisionShards(roomID).NewAggregationQuery().WithSum(FieldChanges, "revision")
-		if room.EntriesCounted {
-			q = q.WithSum(FieldEntries, "entries")
-		}
-		sums, err := s.aggregateAll(ctx, q, tx, "revision", "entries")
-		if err != nil {
-			return err
-		}
-		out.Revision = sums["revision"]
-		if room.EntriesCounted {
-			out.Count = int(sums["entries"])
-			return nil
-		}
-		out.Count, err = s.countIndex(ctx, roomID, tx)
+		out.Revision, out.Count, err = s.roomCounts(ctx, *room, tx)
 		return err
 	}, firestore.ReadOnly)
 	return out, err

@@ -62,7 +62,7 @@ func (s *Store) RosterPage(ctx context.Context, req presence.RosterPageRequest) 
 				page.Participants = append(page.Participants, *p)
 			}
 		}
-		page.Revision, err = s.readRevision(ctx, req.RoomID, tx)
+		page.Revision, err = s.readRevision(ctx, roomRevision(*room), tx)
 		return err
 	}, firestore.ReadOnly)
 	return page, err

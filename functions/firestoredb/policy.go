@@ -216,7 +216,7 @@ func (s *Store) evict(ctx context.Context, roomID, uid string) (presence.Departu
 		if err := s.recordDeparture(tx, plan); err != nil {
 			return err
 		}
-		if err := s.countChange(tx, now, roomID, uid, &plan.DepartedAt); err != nil {
+		if err := s.countChange(tx, now, entryRevisionOf(roomID, st.Participant), uid, &plan.DepartedAt); err != nil {
 			return err
 		}
 		return s.emit(tx, now, event, st.Participant, nil, plan.Reason)

@@ -50,13 +50,16 @@ type roomRecord struct {
 	// ChangesCarried: see presence.Room. Absent (false) in rooms created
 	// before entries and departures carried their changes.
 	ChangesCarried bool `firestore:"changesCarried"`
+	// RevisionOnEntries: see presence.Room. Absent (false) in rooms
+	// created while the revision was kept on the shards.
+	RevisionOnEntries bool `firestore:"revisionOnEntries"`
 }
 
 func roomToRecord(r presence.Room) roomRecord {
 	rec := roomRecord{
 		RoomID: r.ID, State: string(r.State), Generation: r.Generation, TeardownReported: r.TeardownReported,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpireAt: r.ExpireAt, RevisionExpireAt: r.RevisionExpireAt,
-		EntriesCounted: r.EntriesCounted, ChangesCarried: r.ChangesCarried,
+		EntriesCounted: r.EntriesCounted, ChangesCarried: r.ChangesCarried, RevisionOnEntries: r.RevisionOnEntries,
 	}
 	rec.EmptySince = optionalTime(r.EmptySince)
 	rec.CleanupAfter = optionalTime(r.CleanupAfter)
@@ -67,7 +70,7 @@ func (rec roomRecord) room(id string) presence.Room {
 	r := presence.Room{
 		ID: id, State: presence.RoomState(rec.State), Generation: rec.Generation, TeardownReported: rec.TeardownReported,
 		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, ExpireAt: rec.ExpireAt, RevisionExpireAt: rec.RevisionExpireAt,
-		EntriesCounted: rec.EntriesCounted, ChangesCarried: rec.ChangesCarried,
+		EntriesCounted: rec.EntriesCounted, ChangesCarried: rec.ChangesCarried, RevisionOnEntries: rec.RevisionOnEntries,
 	}
 	if rec.CleanupAfter != nil {
 		r.CleanupAfter = *rec.CleanupAfter
@@ -128,6 +131,9 @@ type participantRecord struct {
 	// the zero time) in entries written before they existed.
 	Changes      int64     `firestore:"changes"`
 	RoomOpenedAt time.Time `firestore:"roomOpenedAt"`
+	// RevisionOnEntries: see presence.Participant. Absent (false) in
+	// entries of rooms that keep their revision on the shards.
+	RevisionOnEntries bool `firestore:"revisionOnEntries"`
 }
 
 func participantToRecord(p presence.Participant) participantRecord {
@@ -137,13 +143,13 @@ func participantToRecord(p presence.Participant) participantRecord {
 	}
 	return participantRecord{RoomID: p.RoomID, ParticipantID: p.ID, DisplayName: p.DisplayName, PhotoURL: p.PhotoURL,
 		State: state, Away: p.Away, JoinedAt: p.JoinedAt, SessionCount: int64(p.SessionCount), ExpireAt: p.ExpireAt,
-		Changes: p.Changes, RoomOpenedAt: p.OpenedAt}
+		Changes: p.Changes, RoomOpenedAt: p.OpenedAt, RevisionOnEntries: p.RevisionOnEntries}
 }
 
 func (rec participantRecord) participant(roomID, id string) presence.Participant {
 	return presence.Participant{RoomID: roomID, ID: id, DisplayName: rec.DisplayName, PhotoURL: rec.PhotoURL,
 		State: rec.State, Away: rec.Away, JoinedAt: rec.JoinedAt, SessionCount: int(rec.SessionCount), ExpireAt: rec.ExpireAt,
-		Changes: rec.Changes, OpenedAt: rec.RoomOpenedAt}
+		Changes: rec.Changes, OpenedAt: rec.RoomOpenedAt, RevisionOnEntries: rec.RevisionOnEntries}
 }
 
 func decodeParticipant(snap *firestore.DocumentSnapshot, roomID, uid string) (*presence.Participant, error) {

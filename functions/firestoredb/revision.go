@@ -16,6 +16,11 @@ import (
 // The room's revision and roster size, without a room-wide document that
 // every join and leave writes.
 //
+// This file describes the revision shards, where rooms created before
+// presence.Room.RevisionOnEntries keep both. Rooms created since keep them
+// on their entries and departure records alone (entryrevision.go); what
+// follows about the shards' counts applies to the older rooms only.
+//
 // The revision is spread over RevisionShards documents under
 // rooms/{roomId}/rosterRevisions. A visible change adds one to the shard of
 // the user it concerns, inside its own transaction, as a blind increment:
@@ -44,7 +49,7 @@ import (
 // two wait or retry. The sum the join saw is therefore the size at its
 // commit, and two joins racing for the last place cannot both see it free
 // (each read the shard the other writes): one is admitted, the other
-// refused (TestJoin_CapRaceOnTheShards forces this on two clients). Joins
+// refused (TestJoin_CapRace forces this on two clients). Joins
 // near the cap take turns; joins of different users far from it still
 // write only their own documents and their shard by blind increment.
 
@@ -92,8 +97,18 @@ func (s *Store) revisionShard(roomID, uid string) *firestore.DocumentRef {
 // sweeper's emptiness re-check, with the departure's time (see
 // FieldMayBeEmptyAt).
 //
-// It also takes the removed entry off the shard's count of entries.
-func (s *Store) countChange(tx *txn, now time.Time, roomID, uid string, entryRemoved *time.Time) error {
+// It also takes the removed entry off the shard's count of entries. In a
+// room that keeps its revision on its entries (entryrevision.go) the
+// change is counted on the document its caller writes, and only a
+// departure's mark is staged, on the user's own document.
+func (s *Store) countChange(tx *txn, now time.Time, src revisionSource, uid string, entryRemoved *time.Time) error {
+	roomID := src.roomID
+	if src.onEntries() {
+		if entryRemoved == nil {
+			return nil
+		}
+		return s.markDeparture(tx, now, roomID, uid, *entryRemoved)
+	}
 	fields := s.changeFields(now, roomID)
 	if entryRemoved != nil {
 		fields[FieldMayBeEmptyAt] = now
@@ -104,8 +119,14 @@ func (s *Store) countChange(tx *txn, now time.Time, roomID, uid string, entryRem
 }
 
 // countJoin stages, in tx, the +1 of a join's visible change, and, when
-// the join adds uid's roster entry, that entry on the shard's count.
-func (s *Store) countJoin(tx *txn, now time.Time, roomID, uid string, addsEntry bool) error {
+// the join adds uid's roster entry, that entry on the shard's count; in a
+// room that keeps its revision on its entries, nothing: the entry the join
+// writes carries both.
+func (s *Store) countJoin(tx *txn, now time.Time, src revisionSource, uid string, addsEntry bool) error {
+	if src.onEntries() {
+		return nil
+	}
+	roomID := src.roomID
 	fields := s.changeFields(now, roomID)
 	if addsEntry {
 		fields[FieldEntries] = firestore.Increment(1)
@@ -146,10 +167,15 @@ func changedEntry(p presence.Participant) participantRecord {
 	return participantToRecord(p)
 }
 
-// readRevision returns the room's revision: the sum of its shards, read in
-// tx when tx is not nil.
-func (s *Store) readRevision(ctx context.Context, roomID string, tx *txn) (int64, error) {
-	q := s.revisionShards(roomID).NewAggregationQuery().WithSum(FieldChanges, "revision")
+// readRevision returns the revision of src's room lifetime, read in tx
+// when tx is not nil: the sum of its shards, or of its entries and records
+// (entryrevision.go).
+func (s *Store) readRevision(ctx context.Context, src revisionSource, tx *txn) (int64, error) {
+	if src.onEntries() {
+		rev, _, err := s.entryCounts(ctx, src, tx)
+		return rev, err
+	}
+	q := s.revisionShards(src.roomID).NewAggregationQuery().WithSum(FieldChanges, "revision")
 	return s.aggregate(ctx, q, tx, "revision")
 }
 
@@ -157,11 +183,12 @@ func (s *Store) readRevision(ctx context.Context, roomID string, tx *txn) (int64
 // many entries the room has (live or awaiting expiry), exact at the cap
 // (see above): the shards' sum beside the transaction, and, near the cap,
 // every shard read in tx. A room whose entries were not all counted on its
-// shards (created before they were) is counted with count(), as before:
+// shards (created before they were), and a room that keeps its revision on
+// its entries (entryrevision.go), is counted with count():
 // beside the transaction, and again in it near the cap (a transactional
 // query locks the range it read, so joins near the cap take turns).
 func (s *Store) joinRosterSize(ctx context.Context, tx *txn, room presence.Room, p *presence.Policy) (int, error) {
-	if !room.EntriesCounted {
+	if !room.EntriesCounted || room.RevisionOnEntries {
 		n, err := s.countIndex(ctx, room.ID, nil)
 		if err != nil || !s.settings.CountExactly(n, p) {
 			return n, err
@@ -184,7 +211,8 @@ func (s *Store) joinRosterSize(ctx context.Context, tx *txn, room presence.Room,
 // trusted that far: in a room that counts (EntriesCounted) it is the size;
 // in an older room the shards counted only entries added and removed since
 // the upgrade, so the sum is at most the size, and a positive sum still
-// means someone is there.
+// means someone is there. In a room that keeps its revision on its
+// entries, no shard counts an entry: the sum is 0 and count() decides.
 func (s *Store) countEntries(ctx context.Context, roomID string, tx *txn) (int, error) {
 	if tx == nil {
 		n, err := s.shardEntries(ctx, roomID)

@@ -61,7 +61,7 @@ func (s *Store) Roster(ctx context.Context, req presence.RosterRequest) (presenc
 		if err != nil {
 			return err
 		}
-		revision, err := s.readRevision(ctx, req.RoomID, tx)
+		revision, err := s.readRevision(ctx, roomRevision(*room), tx)
 		if err != nil {
 			return err
 		}

@@ -95,6 +95,16 @@ const (
 	// says its entries and departures carry their changes.
 	FieldRoomOpenedAt   = "roomOpenedAt"
 	FieldChangesCarried = "changesCarried"
+	// FieldRevisionOnEntries on a room and on its entries says the room
+	// keeps its revision and size on its entries and records alone
+	// (revision.go, "Where the revision is kept").
+	FieldRevisionOnEntries = "revisionOnEntries"
+	// DepartureMarkPrefix names, among a room's revision shards, the
+	// per-user document on which a departure in a room that keeps its
+	// revision on its entries marks the room for the emptiness repair
+	// (FieldMayBeEmptyAt): its own, so that departures of different users
+	// write no common document.
+	DepartureMarkPrefix = "left~"
 	// FieldEntries is a revision shard's count of roster entries (added
 	// less removed) of its users; FieldEntriesCounted on a room says its
 	// shards have counted every entry of the lifetime.

@@ -21,7 +21,7 @@ func TestSchema_FieldsMatchRecords(t *testing.T) {
 	}
 	for _, field := range []string{FieldExpireAt, FieldLeaseExpiresAt, FieldRoomID, FieldExpiresAt, FieldState,
 		FieldCleanupAfter, FieldGeneration, FieldEmptySince, FieldUpdatedAt, FieldTeardownReported, FieldChanges, FieldMayBeEmptyAt, FieldRoomExpireAt, FieldEntryExpireAt, FieldPendingCleanup, FieldRevisionExpireAt, FieldDepartedAt, FieldLeftAt, FieldAway, FieldClassifyAfter, FieldClass, FieldClassifiedAt, FieldEntries, FieldEntriesCounted,
-		FieldRetired, FieldRoomOpenedAt, FieldChangesCarried} {
+		FieldRetired, FieldRoomOpenedAt, FieldChangesCarried, FieldRevisionOnEntries} {
 		if !tags[field] {
 			t.Errorf("field constant %q is not the firestore tag of any record", field)
 		}

@@ -52,7 +52,7 @@ func (s *Store) ServiceRoster(ctx context.Context, roomID string) (presence.Snap
 		if err != nil {
 			return err
 		}
-		revision, err := s.readRevision(ctx, roomID, tx)
+		revision, err := s.readRevision(ctx, roomRevision(*room), tx)
 		if err != nil {
 			return err
 		}

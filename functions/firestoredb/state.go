@@ -31,6 +31,7 @@ func (s *Store) SetState(ctx context.Context, req presence.StateRequest) (presen
 	}
 	entryRef := s.participant(req.RoomID, req.ParticipantID)
 	var res presence.StateResult
+	var src revisionSource // where the reply's revision is read
 	err := s.transact(ctx, "state", func(tx *txn, now time.Time) error {
 		snaps, err := tx.getAll(s.session(req.SessionKey), entryRef)
 		if err != nil {
@@ -44,6 +45,7 @@ func (s *Store) SetState(ctx context.Context, req presence.StateRequest) (presen
 		if err != nil {
 			return err
 		}
+		src = entryRevisionOf(req.RoomID, entry)
 		next, write, err := s.settings.PlanState(now, stored, entry, req)
 		if err != nil || !write {
 			res.State = next.State
@@ -57,7 +59,7 @@ func (s *Store) SetState(ctx context.Context, req presence.StateRequest) (presen
 		if err := tx.set(entryRef, changedEntry(next)); err != nil {
 			return err
 		}
-		if err := s.countChange(tx, now, req.RoomID, req.ParticipantID, nil); err != nil {
+		if err := s.countChange(tx, now, src, req.ParticipantID, nil); err != nil {
 			return err
 		}
 		return s.emit(tx, now, event, entry, &next, "")
@@ -68,7 +70,7 @@ func (s *Store) SetState(ctx context.Context, req presence.StateRequest) (presen
 	if res.State == nil {
 		res.State = presence.State{}
 	}
-	if res.Revision, err = s.readRevision(ctx, req.RoomID, nil); err != nil {
+	if res.Revision, err = s.readRevision(ctx, src, nil); err != nil {
 		return presence.StateResult{}, storeError("state: reading the revision", err)
 	}
 	return res, nil

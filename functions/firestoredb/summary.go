@@ -163,13 +163,20 @@ func (s *Store) RefreshSummary(ctx context.Context, roomID string) (bool, error)
 	if prev != nil {
 		// Nothing visible changed since: the summary still holds (its
 		// count is the count at its revision, which is still current), and
-		// a quiet large room costs two reads a second, not a refresh.
-		rev, err := s.readRevision(ctx, roomID, nil)
+		// a quiet large room costs four reads a second (the summary, the
+		// room, the revision), not a refresh.
+		room, _, err := s.readRoom(ctx, roomID)
 		if err != nil {
-			return false, storeError("reading a room's revision", err)
+			return false, storeError("reading a room for its summary", err)
 		}
-		if rev == prev.Revision {
-			return false, nil
+		if room != nil {
+			rev, err := s.readRevision(ctx, roomRevision(*room), nil)
+			if err != nil {
+				return false, storeError("reading a room's revision", err)
+			}
+			if rev == prev.Revision {
+				return false, nil
+			}
 		}
 	}
 	var sum presence.Summary
@@ -270,16 +277,8 @@ func (s *Store) readSummary(ctx context.Context, tx *txn, now time.Time, roomID 
 	if err != nil {
 		return sum, false, policy, err
 	}
-	q := s.revisionShards(roomID).NewAggregationQuery().WithSum(FieldChanges, "revision").WithSum(FieldEntries, "entries")
-	sums, err := s.aggregateAll(ctx, q, tx, "revision", "entries")
-	if err != nil {
+	if sum.Revision, sum.Count, err = s.roomCounts(ctx, *room, tx); err != nil {
 		return sum, false, policy, err
-	}
-	sum.Revision, sum.Count = sums["revision"], int(sums["entries"])
-	if !room.EntriesCounted {
-		if sum.Count, err = s.countIndex(ctx, roomID, tx); err != nil {
-			return sum, false, policy, err
-		}
 	}
 	if !s.settings.KeepsSummary(sum.Count, policy) {
 		return sum, false, policy, nil

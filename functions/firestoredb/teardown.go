@@ -109,8 +109,10 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 		res.Entries = entries
 		res.Verdict = presence.JudgeTeardown(now, room, c, entries)
 		var shards []*firestore.DocumentSnapshot
-		if res.Verdict == presence.TearDown && enforce {
-			// The revision ends with this lifetime (see below). Listed
+		if res.Verdict == presence.TearDown && enforce && !room.RevisionOnEntries {
+			// The revision ends with this lifetime (see below). A room
+			// that keeps it on its entries has only departure marks
+			// there, which count nothing: the purge takes them. Listed
 			// beside the transaction for the same reason as the entries,
 			// and after their count: a departure's shard is written in the
 			// commit that deletes its entry, so before the count; with no

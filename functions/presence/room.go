@@ -52,6 +52,13 @@ type Room struct {
 	// when the room is created, by a version that carries them. Listeners
 	// of an older room add up the revision shards instead.
 	ChangesCarried bool
+	// RevisionOnEntries says that this lifetime's revision and size are
+	// kept on its entries and departure records alone (their Changes, and
+	// the retired count), not on the revision shards: no join writes a
+	// document another user's join writes. Set when the room is created, by
+	// a version that keeps them so; an older room keeps its shards until
+	// its next lifetime.
+	RevisionOnEntries bool
 }
 
 // NewRoom is a room created by a join at now: active, generation 1.
@@ -60,7 +67,7 @@ func (s Settings) NewRoom(now time.Time, id string) Room {
 	// expireAt at least this one.
 	return Room{ID: id, State: StateActive, Generation: 1, CreatedAt: now, UpdatedAt: now,
 		ExpireAt: now.Add(s.RecordHorizon), RevisionExpireAt: now.Add(s.RecordHorizon), EntriesCounted: true,
-		ChangesCarried: true}
+		ChangesCarried: true, RevisionOnEntries: true}
 }
 
 // Participant is one user's roster entry at rooms/{roomId}/participants/{uid}:
@@ -94,6 +101,10 @@ type Participant struct {
 	// carries both: the store sets them.
 	Changes  int64
 	OpenedAt time.Time
+	// RevisionOnEntries is the room's (Room.RevisionOnEntries) when the
+	// entry was added, so that a request that reads the entry but not the
+	// room knows where the revision is kept. The store sets it.
+	RevisionOnEntries bool
 }
 
 // Policy is an optional, operator-managed admission rule for one room.

@@ -1,0 +1,141 @@
+package firestoredb
+
+import (
+	"context"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// Where the revision is kept.
+//
+// A room created by this version (presence.Room.RevisionOnEntries) keeps
+// its revision and its size on its entries and departure records alone:
+// the revision is the sum of `changes` over the entries and records of the
+// lifetime (roomOpenedAt equal to the room's createdAt) plus the retired
+// count, and the size is the number of entries. Listeners already add the
+// revision up that way (revision.go, "What listeners add up"); the server
+// now does too, and no visible change writes a revision shard.
+//
+// Why: the shards were the one document that joins of different users
+// still wrote in common (a blind increment of one of RevisionShards). On
+// the emulator a crowd of joins into one room queued on them: each
+// transaction, holding its read locks, waited for its shard's write lock
+// behind every other user of that shard, and a thousand joins took three
+// times the same crowd spread over a thousand rooms. With the revision on
+// the entries, every join writes only its own user's documents.
+//
+// What it costs: the revision is read with two aggregations (the entries'
+// sum, the records' sum with the retired count among them), two reads
+// instead of one, and the size with a count() of the entries, one read per thousand
+// entries. A join far from the cap counts beside its transaction; near the
+// cap (ExactCapMargin) it counts in it, which locks the roster's range: an
+// entry added concurrently either committed before the count or waits,
+// so two joins racing for the last place cannot both see it free.
+//
+// A departure still marks the room for the emptiness repair
+// (FieldMayBeEmptyAt), on a document of its own user among the shards
+// (DepartureMarkPrefix), so that departures too write nothing in common.
+//
+// Rooms created before keep the shards until their next lifetime: every
+// request that counts a change learns which kind it is in from the room,
+// or from the entry it writes (presence.Participant.RevisionOnEntries).
+
+// revisionSource says where one room lifetime's revision is kept: on the
+// shards (lifetime zero) or on the entries and records of lifetime.
+type revisionSource struct {
+	roomID   string
+	lifetime time.Time
+}
+
+func (r revisionSource) onEntries() bool { return !r.lifetime.IsZero() }
+
+// roomRevision is where room keeps its revision.
+func roomRevision(room presence.Room) revisionSource {
+	if room.RevisionOnEntries {
+		return revisionSource{roomID: room.ID, lifetime: room.CreatedAt}
+	}
+	return revisionSource{roomID: room.ID}
+}
+
+// entryRevision is where the room of entry p keeps its revision: every
+// entry of a room that keeps it on its entries says so, and carries the
+// lifetime.
+func entryRevision(p presence.Participant) revisionSource {
+	if p.RevisionOnEntries {
+		return revisionSource{roomID: p.RoomID, lifetime: p.OpenedAt}
+	}
+	return revisionSource{roomID: p.RoomID}
+}
+
+// entryRevisionOf is entryRevision for an entry as read, which may be
+// missing (nil): then the room is taken to keep its shards, which only an
+// entry can tell otherwise.
+func entryRevisionOf(roomID string, p *presence.Participant) revisionSource {
+	if p == nil {
+		return revisionSource{roomID: roomID}
+	}
+	return entryRevision(*p)
+}
+
+// entryCounts returns the revision and the number of entries of src's
+// lifetime, read in tx when tx is not nil (a read-only transaction: the
+// aggregations would lock the roster's range in a read-write one). The
+// records' sum takes in the retired count, which the fold keeps among them
+// with the lifetime's stamp (fold.go).
+func (s *Store) entryCounts(ctx context.Context, src revisionSource, tx *txn) (revision int64, entries int, err error) {
+	room := s.room(src.roomID)
+	var onEntries, onRecords map[string]int64
+	group, gctx := errgroup.WithContext(ctx)
+	if tx != nil {
+		group.SetLimit(1) // one transaction's reads, one at a time
+	}
+	group.Go(func() (err error) {
+		q := room.Collection(ParticipantsCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
+		onEntries, err = s.aggregateAll(gctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("entries"), tx, "revision", "entries")
+		return err
+	})
+	group.Go(func() (err error) {
+		q := room.Collection(RecentlyLeftCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
+		onRecords, err = s.aggregateAll(gctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision"), tx, "revision")
+		return err
+	})
+	if err := group.Wait(); err != nil {
+		return 0, 0, err
+	}
+	return onEntries["revision"] + onRecords["revision"], int(onEntries["entries"]), nil
+}
+
+// markDeparture stages, for a departure in a room that keeps its revision
+// on its entries, the user's own mark for the sweeper's emptiness repair
+// (see countChange): a blind write of a document only this user's
+// departures write.
+func (s *Store) markDeparture(tx *txn, now time.Time, roomID, uid string, departedAt time.Time) error {
+	return tx.set(s.revisionShards(roomID).Doc(DepartureMarkPrefix+uid), map[string]any{
+		FieldRoomID: roomID, FieldMayBeEmptyAt: now, FieldDepartedAt: departedAt,
+		FieldExpireAt: now.Add(s.settings.RecordHorizon),
+	}, firestore.MergeAll)
+}
+
+// roomCounts returns room's revision and number of entries, read in tx (a
+// read-only one) when tx is not nil: from its entries and records, or from
+// its shards, with a count() of the entries where the shards did not count
+// them (EntriesCounted).
+func (s *Store) roomCounts(ctx context.Context, room presence.Room, tx *txn) (int64, int, error) {
+	if room.RevisionOnEntries {
+		return s.entryCounts(ctx, roomRevision(room), tx)
+	}
+	q := s.revisionShards(room.ID).NewAggregationQuery().WithSum(FieldChanges, "revision")
+	if room.EntriesCounted {
+		q = q.WithSum(FieldEntries, "entries")
+	}
+	sums, err := s.aggregateAll(ctx, q, tx, "revision", "entries")
+	if err != nil || room.EntriesCounted {
+		return sums["revision"], int(sums["entries"]), err
+	}
+	n, err := s.countIndex(ctx, room.ID, tx)
+	return sums["revision"], n, err
+}
