@@ -21,17 +21,18 @@ import (
 // now does too, and no visible change writes a revision shard.
 //
 // Why: the shards were the one document that joins of different users
-// still wrote in common (a blind increment of one of RevisionShards). On
-// the emulator a crowd of joins into one room queued on them: each
-// transaction, holding its read locks, waited for its shard's write lock
-// behind every other user of that shard, and a thousand joins took three
-// times the same crowd spread over a thousand rooms. With the revision on
-// the entries, every join writes only its own user's documents.
+// still wrote in common (a blind increment of one of RevisionShards), and
+// the emulator queues transactions that share both a read (the room) and a
+// blind-written document far longer than either alone (BENCHMARKS.md, "The
+// revision off the shards"). With the revision on the entries, every join
+// writes only its own user's documents. (That alone did not bring a crowd
+// into one room down to the floor: its joins still share the room's and
+// the policy's reads, and now aggregate the roster twice.)
 //
 // What it costs: the revision is read with two aggregations (the entries'
 // sum, the records' sum with the retired count among them), two reads
-// instead of one, and the size with a count() of the entries, one read per thousand
-// entries. A join far from the cap counts beside its transaction; near the
+// instead of one, and the size with a count() of the entries, one read
+// per thousand entries. A join far from the cap counts beside its transaction; near the
 // cap (ExactCapMargin) it counts in it, which locks the roster's range: an
 // entry added concurrently either committed before the count or waits,
 // so two joins racing for the last place cannot both see it free.
