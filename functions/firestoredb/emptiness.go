@@ -50,13 +50,14 @@ const maxEmptinessRounds = 5
 // while it empties again is re-checked by the sweeper's repair.
 //
 // No transaction holds a lock here, so a crowd's last departures do not
-// wait for each other.
-func (s *Store) settleEmptiness(ctx context.Context, roomID string, departedAt time.Time) (*presence.Room, presence.Emptiness, error) {
+// wait for each other. src names the room and where it keeps its size
+// (countEntries), as the departed entry told.
+func (s *Store) settleEmptiness(ctx context.Context, src revisionSource, departedAt time.Time) (*presence.Room, presence.Emptiness, error) {
 	var written *presence.Room // set once step 2 has written the room
 	var decided presence.Emptiness
 	for range maxEmptinessRounds {
 		if written == nil {
-			room, next, d, err := s.emptyRoom(ctx, roomID, departedAt)
+			room, next, d, err := s.emptyRoom(ctx, src, departedAt)
 			switch {
 			case err != nil || d == presence.StillOccupied || d == presence.AlreadyEmpty:
 				return room, d, err
@@ -68,14 +69,14 @@ func (s *Store) settleEmptiness(ctx context.Context, roomID string, departedAt t
 		// Step 3: the room first, then the count, so that an entry that
 		// goes after the count also finds the room as read (and moves it,
 		// failing the revive's condition) or leaves a repair mark.
-		room, version, err := s.readRoom(ctx, roomID)
+		room, version, err := s.readRoom(ctx, src.roomID)
 		if err != nil {
 			return nil, presence.StillOccupied, err
 		}
 		if room == nil || room.State != presence.StateSuspectedEmpty {
 			return room, presence.StillOccupied, nil // a join revived it, or it is gone
 		}
-		entries, err := s.countEntries(ctx, roomID, nil)
+		entries, err := s.countEntries(ctx, src)
 		if err != nil || entries == 0 {
 			return room, decided, storeError("checking for an empty room", err)
 		}
@@ -97,14 +98,14 @@ func (s *Store) settleEmptiness(ctx context.Context, roomID string, departedAt t
 // stands and what was decided, with next set to the room as written when
 // this call made the transition or moved the grace; next is nil with
 // BecameEmpty or LaterDeparture when the conditional write lost.
-func (s *Store) emptyRoom(ctx context.Context, roomID string, departedAt time.Time) (room, next *presence.Room, decided presence.Emptiness, err error) {
+func (s *Store) emptyRoom(ctx context.Context, src revisionSource, departedAt time.Time) (room, next *presence.Room, decided presence.Emptiness, err error) {
 	// The count first: in a crowd leaving, all but the last few departures
 	// stop here, at one read.
-	entries, err := s.countEntries(ctx, roomID, nil)
+	entries, err := s.countEntries(ctx, src)
 	if err != nil || entries > 0 {
 		return nil, nil, presence.StillOccupied, storeError("checking for an empty room", err)
 	}
-	room, version, err := s.readRoom(ctx, roomID)
+	room, version, err := s.readRoom(ctx, src.roomID)
 	if err != nil || room == nil {
 		return nil, nil, presence.StillOccupied, err
 	}

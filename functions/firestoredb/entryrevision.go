@@ -32,10 +32,11 @@ import (
 // What it costs: the revision is read with two aggregations (the entries'
 // sum, the records' sum with the retired count among them), two reads
 // instead of one, and the size with a count() of the entries, one read
-// per thousand entries. A join far from the cap counts beside its transaction; near the
-// cap (ExactCapMargin) it counts in it, which locks the roster's range: an
-// entry added concurrently either committed before the count or waits,
-// so two joins racing for the last place cannot both see it free.
+// per thousand entries. A join far from the cap counts beside its
+// transaction; near the cap (ExactCapMargin) it counts in it, which locks
+// the roster's range: an entry added concurrently either committed before
+// the count or waits, so two joins racing for the last place cannot both
+// see it free.
 //
 // A departure still marks the room for the emptiness repair
 // (FieldMayBeEmptyAt), on a document of its own user among the shards
@@ -88,19 +89,19 @@ func entryRevisionOf(roomID string, p *presence.Participant) revisionSource {
 // records' sum takes in the retired count, which the fold keeps among them
 // with the lifetime's stamp (fold.go).
 func (s *Store) entryCounts(ctx context.Context, src revisionSource, tx *txn) (revision int64, entries int, err error) {
-	room := s.room(src.roomID)
+	roomRef := s.room(src.roomID)
 	var onEntries, onRecords map[string]int64
 	group, gctx := errgroup.WithContext(ctx)
 	if tx != nil {
 		group.SetLimit(1) // one transaction's reads, one at a time
 	}
 	group.Go(func() (err error) {
-		q := room.Collection(ParticipantsCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
+		q := roomRef.Collection(ParticipantsCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
 		onEntries, err = s.aggregateAll(gctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("entries"), tx, "revision", "entries")
 		return err
 	})
 	group.Go(func() (err error) {
-		q := room.Collection(RecentlyLeftCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
+		q := roomRef.Collection(RecentlyLeftCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
 		onRecords, err = s.aggregateAll(gctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision"), tx, "revision")
 		return err
 	})

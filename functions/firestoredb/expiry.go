@@ -65,7 +65,7 @@ func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (
 	}
 	// As after a leave: the grace counts from the lease's end, not from
 	// when the sweeper came.
-	_, emptiness, err := s.settleEmptiness(ctx, c.RoomID, plan.DepartedAt)
+	_, emptiness, err := s.settleEmptiness(ctx, entryRevision(plan.Participant), plan.DepartedAt)
 	res.RoomSuspected = emptiness == presence.BecameEmpty
 	return res, err
 }

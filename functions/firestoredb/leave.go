@@ -48,7 +48,7 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 		defer cancel()
 		began = time.Now()
-		room, _, err := s.settleEmptiness(settleCtx, ref.RoomID, plan.DepartedAt)
+		room, _, err := s.settleEmptiness(settleCtx, entryRevision(plan.Participant), plan.DepartedAt)
 		steptime.Since(ctx, stepLeaveSettle, began)
 		if err == nil && room != nil {
 			res.CleanupAfter = room.CleanupAfter
@@ -111,7 +111,7 @@ func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, en
 	if !plan.VisibleChange() {
 		return nil
 	}
-	if err := s.countChange(tx, now, entryRevisionOf(k.RoomID, entry), k.ParticipantID, entryRemoved); err != nil {
+	if err := s.countChange(tx, now, entryRevision(plan.Participant), k.ParticipantID, entryRemoved); err != nil {
 		return err
 	}
 	return s.emit(tx, now, event, entry, after, plan.Reason)

@@ -134,7 +134,7 @@ func (s *Store) EnforcePolicy(ctx context.Context, c presence.PolicyChange, limi
 			continue
 		}
 		rep.Evicted++
-		_, emptiness, err := s.settleEmptiness(ctx, c.RoomID, plan.DepartedAt)
+		_, emptiness, err := s.settleEmptiness(ctx, entryRevision(plan.Participant), plan.DepartedAt)
 		if err != nil {
 			return rep, err
 		}
@@ -216,7 +216,7 @@ func (s *Store) evict(ctx context.Context, roomID, uid string) (presence.Departu
 		if err := s.recordDeparture(tx, plan); err != nil {
 			return err
 		}
-		if err := s.countChange(tx, now, entryRevisionOf(roomID, st.Participant), uid, &plan.DepartedAt); err != nil {
+		if err := s.countChange(tx, now, entryRevision(plan.Participant), uid, &plan.DepartedAt); err != nil {
 			return err
 		}
 		return s.emit(tx, now, event, st.Participant, nil, plan.Reason)

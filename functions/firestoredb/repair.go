@@ -75,7 +75,7 @@ func (s *Store) RepairEmptyActive(ctx context.Context, since time.Time, limit in
 	}
 	var firstErr error
 	for _, roomID := range order {
-		_, decided, err := s.settleEmptiness(ctx, roomID, latest[roomID])
+		_, decided, err := s.settleEmptiness(ctx, revisionSource{roomID: roomID}, latest[roomID]) // the kind unknown: see countEntries
 		if err == nil {
 			if decided == presence.BecameEmpty {
 				rep.Repaired++

@@ -211,16 +211,18 @@ func (s *Store) joinRosterSize(ctx context.Context, tx *txn, room presence.Room,
 // trusted that far: in a room that counts (EntriesCounted) it is the size;
 // in an older room the shards counted only entries added and removed since
 // the upgrade, so the sum is at most the size, and a positive sum still
-// means someone is there. In a room that keeps its revision on its
-// entries, no shard counts an entry: the sum is 0 and count() decides.
-func (s *Store) countEntries(ctx context.Context, roomID string, tx *txn) (int, error) {
-	if tx == nil {
-		n, err := s.shardEntries(ctx, roomID)
+// means someone is there. A room that keeps its revision on its entries
+// (src.onEntries) has no shard that counts an entry, so count() decides at
+// once. A caller that cannot tell the kind passes the shards' source: in
+// such a room their sum is 0, and count() decides one read later.
+func (s *Store) countEntries(ctx context.Context, src revisionSource) (int, error) {
+	if !src.onEntries() {
+		n, err := s.shardEntries(ctx, src.roomID)
 		if err != nil || n > presence.ExactCapMargin {
 			return n, err
 		}
 	}
-	return s.countIndex(ctx, roomID, tx)
+	return s.countIndex(ctx, src.roomID, nil)
 }
 
 // countIndex is a count() of the room's entries, in tx when tx is not nil:

@@ -102,7 +102,11 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 		//     can commit after this count: each needs a session to write
 		//     anything.
 		// A failure to count still aborts the teardown (fail closed).
-		entries, err := s.countEntries(ctx, c.RoomID, nil)
+		src := revisionSource{roomID: c.RoomID} // a room gone: the safe way (countEntries)
+		if room != nil {
+			src = roomRevision(*room)
+		}
+		entries, err := s.countEntries(ctx, src)
 		if err != nil {
 			return err
 		}
