@@ -27,6 +27,9 @@ export function onSummary(room, snap) {
   // starts the roster's listeners.
   if (!sum && snap.metadata.fromCache && room._summaryState === null) return;
   room._summaryState = sum ? 'large' : 'none';
+  // Internal: so tests and diagnostics can tell "saw a roster-mode summary"
+  // from "no summary" (both are 'none' above; any mode but large is roster).
+  room._summaryMode = sum ? 'large' : snap.exists() ? 'roster' : 'none';
   room._pendingSummary = sum;
   followMode(room);
   if (!sum) return;

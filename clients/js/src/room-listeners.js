@@ -94,6 +94,7 @@ export function detachListeners(room) {
   for (const name of NAMES) stopListener(room, name);
   // A start again listens to the summary first, and waits for it.
   room._summaryState = null;
+  room._summaryMode = null;
   room._pendingSummary = null;
   room._selfEntry = undefined;
   room.client.timers.clear(room._typingTimer);

@@ -93,6 +93,9 @@ export class Room {
     // this user's own entry while in large mode (undefined: not read yet).
     // See large-room.js.
     this._summaryState = null;
+    // The mode of the summary the last snapshot showed ('large', 'roster',
+    // or 'none' when absent; null before one): see large-room.js onSummary.
+    this._summaryMode = null;
     this._summary = null;
     this._pendingSummary = null;
     this._lastAsOf = null;

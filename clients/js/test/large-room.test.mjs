@@ -116,6 +116,84 @@ describe('@roomlease/client in a large room', () => {
     assert.ok(events.some((x) => x.type === 'participant-joined' && x.mode === 'roster' && x.participant.participantId === frank.user.uid));
   });
 
+  test('a small room whose policy says publicOccupancy has a roster-mode summary, and its clients stay on the roster', { timeout: 120_000 }, async () => {
+    const roomId = roomName('js-public');
+    // The default threshold (500): the summary exists only for the opt-in.
+    await ownerDocument(suite.config, `roomPolicies/${roomId}`).put({
+      publicOccupancy: { booleanValue: true }, updatedAt: { timestampValue: new Date().toISOString() },
+    });
+    const obs = await clientFor('Obs');
+    const o = await join(obs, roomId);
+    const events = record(o, ['mode', 'participant-joined']);
+    const users = [obs];
+    for (const name of ['Ada', 'Grace']) {
+      const who = await clientFor(name);
+      users.push({ ...who, room: await join(who, roomId) });
+    }
+    await until('Obs sees the roster-mode summary', () => o._summaryMode === 'roster', SUMMARY_MS);
+    const doc = await ownerDocument(suite.config, `rooms/${roomId}/summary/current`).get();
+    assert.equal(doc.fields.mode.stringValue, 'roster', 'the summary the server wrote is a roster-mode one');
+    assert.equal(o.mode, 'roster', 'a roster-mode summary is no large room');
+    assert.deepEqual(running(o, ROSTER), ROSTER, 'the roster listeners still run');
+    assert.equal(o._listeners.self, null, 'no own-entry listener');
+    await until('Obs sees all three', () => o.participants.length === 3, 10_000);
+    assert.deepEqual(namesOf(o), ['Ada', 'Grace', 'Obs']);
+    assert.deepEqual(o.participants.map((p) => p.participantId).sort(), users.map((u) => u.user.uid).sort());
+    assert.equal(o.count, 3);
+    assert.deepEqual(events.filter((e) => e.type === 'mode'), [], 'no switch');
+
+    // The roster, not the summary, is still the source: state, which no
+    // summary carries, shows, and a join is told in roster mode.
+    const frank = await clientFor('Frank');
+    await join(frank, roomId, { state: { colour: 'red' } });
+    await until('Obs sees Frank red', () => o.participants.find((p) => p.participantId === frank.user.uid)?.state.colour === 'red', 10_000);
+    assert.ok(events.some((x) => x.type === 'participant-joined' && x.mode === 'roster' && x.participant.participantId === frank.user.uid));
+    assert.equal(o.mode, 'roster');
+    assert.equal(o._summaryMode, 'roster');
+    assert.deepEqual(running(o, ROSTER), ROSTER);
+  });
+
+  test('in a large room, a user outside the summary\'s sample sees the count and its own exact entry', { timeout: 240_000 }, async () => {
+    const roomId = roomName('js-outside');
+    await ownerDocument(suite.config, `roomPolicies/${roomId}`).put({
+      largeRoomThreshold: { integerValue: '3' }, updatedAt: { timestampValue: new Date().toISOString() },
+    });
+    // The sample holds the 20 who joined first (presence.SummarySample,
+    // by joinedAt): 21 join before Zed.
+    const SAMPLE = 20;
+    const fillers = await Promise.all(Array.from({ length: SAMPLE + 1 }, (_, i) => clientFor(`U${String(i).padStart(2, '0')}`)));
+    for (const who of fillers) who.room = await join(who, roomId);
+    const zed = await clientFor('Zed');
+    const z = await join(zed, roomId, { state: { colour: 'blue' } });
+    const total = fillers.length + 1;
+    await until('Zed sees the summary', () => z.mode === 'large', SUMMARY_MS);
+    await until(`Zed counts ${total}`, () => z.count === total, 10_000);
+
+    // The premise: Zed is not in the summary's sample.
+    const doc = await ownerDocument(suite.config, `rooms/${roomId}/summary/current`).get();
+    assert.equal(doc.fields.mode.stringValue, 'large');
+    assert.equal(Number(doc.fields.count.integerValue), total);
+    const sampled = (doc.fields.sample.arrayValue.values || []).map((v) => v.mapValue.fields.participantId.stringValue);
+    assert.equal(sampled.length, SAMPLE, 'a full sample');
+    assert.ok(!sampled.includes(zed.user.uid), 'Zed is outside the sample');
+
+    // What largeParticipants promises: the sample's entries and, added to
+    // them, the own entry as read from its own document, in join order.
+    await until('Zed shows the sample and itself', () => z.participants.length === SAMPLE + 1, 10_000);
+    assert.equal(z.count, total);
+    const mine = z.participants.filter((p) => p.isSelf);
+    assert.equal(mine.length, 1, 'one own entry');
+    const [me] = mine;
+    assert.equal(me.participantId, zed.user.uid);
+    assert.equal(me.displayName, 'Zed');
+    assert.deepEqual(me.state, { colour: 'blue' }, 'exact, from the own document: no sample carries state');
+    assert.equal(me.sessionCount, 1);
+    assert.equal(z.participants.at(-1), me, 'the last to join is last');
+    assert.deepEqual(z.participants.filter((p) => !p.isSelf).map((p) => p.participantId), sampled, 'the others are the sample');
+    assert.deepEqual(running(z, ROSTER), [], 'no roster listener for it');
+    assert.ok(z._listeners.self, 'the own entry is listened to');
+  });
+
   test('listParticipants pages through the whole roster', { timeout: 60_000 }, async () => {
     const roomId = roomName('js-pages');
     const users = [];
