@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/roomlease/roomlease/functions/presence"
 )
@@ -85,30 +84,43 @@ func entryRevisionOf(roomID string, p *presence.Participant) revisionSource {
 
 // entryCounts returns the revision and the number of entries of src's
 // lifetime, read in tx when tx is not nil (a read-only transaction: the
-// aggregations would lock the roster's range in a read-write one). The
-// records' sum takes in the retired count, which the fold keeps among them
-// with the lifetime's stamp (fold.go).
+// aggregations would lock the roster's range in a read-write one), and
+// otherwise at one snapshot of its own (entrySnapshot). The records' sum
+// takes in the retired count, which the fold keeps among them with the
+// lifetime's stamp (fold.go).
 func (s *Store) entryCounts(ctx context.Context, src revisionSource, tx *txn) (revision int64, entries int, err error) {
-	roomRef := s.room(src.roomID)
-	var onEntries, onRecords map[string]int64
-	group, gctx := errgroup.WithContext(ctx)
-	if tx != nil {
-		group.SetLimit(1) // one transaction's reads, one at a time
+	if tx == nil {
+		return s.entrySnapshot(ctx, src)
 	}
-	group.Go(func() (err error) {
-		q := roomRef.Collection(ParticipantsCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
-		onEntries, err = s.aggregateAll(gctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("entries"), tx, "revision", "entries")
-		return err
-	})
-	group.Go(func() (err error) {
-		q := roomRef.Collection(RecentlyLeftCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
-		onRecords, err = s.aggregateAll(gctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision"), tx, "revision")
-		return err
-	})
-	if err := group.Wait(); err != nil {
+	roomRef := s.room(src.roomID)
+	q := roomRef.Collection(ParticipantsCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
+	onEntries, err := s.aggregateAll(ctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("entries"), tx, "revision", "entries")
+	if err != nil {
+		return 0, 0, err
+	}
+	s.pause(hookBetweenRevisionSums)
+	q = roomRef.Collection(RecentlyLeftCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
+	onRecords, err := s.aggregateAll(ctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision"), tx, "revision")
+	if err != nil {
 		return 0, 0, err
 	}
 	return onEntries["revision"] + onRecords["revision"], int(onEntries["entries"]), nil
+}
+
+// entrySnapshot is entryCounts read at one snapshot, outside any other
+// transaction: a read-only transaction of its own. Its two aggregations
+// read two collections, and a departure moves a user's changes from one to
+// the other in one commit; read apart, the entries' sum could come from
+// before that commit and the records' from after it, counting the user's
+// changes twice, a revision no snapshot ever had (too high, where clients
+// only tolerate too low). A read-only transaction takes no lock, so no
+// change of the roster waits for it.
+func (s *Store) entrySnapshot(ctx context.Context, src revisionSource) (revision int64, entries int, err error) {
+	err = s.transact(ctx, "reading the revision", func(tx *txn, _ time.Time) error {
+		revision, entries, err = s.entryCounts(ctx, src, tx)
+		return err
+	}, firestore.ReadOnly)
+	return revision, entries, err
 }
 
 // markDeparture stages, for a departure in a room that keeps its revision

@@ -67,3 +67,7 @@ func (s *Store) RevisionForTest(ctx context.Context, roomID string) (int64, int,
 	}
 	return s.roomCounts(ctx, *room, nil)
 }
+
+// SetBetweenRevisionSums sets a hook between the two sums of a revision
+// read in a room that keeps its revision on its entries.
+func (s *Store) SetBetweenRevisionSums(f func()) { s.setHook(hookBetweenRevisionSums, f) }

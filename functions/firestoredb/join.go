@@ -23,20 +23,25 @@ const maxRoomSteps = 5
 // issues a new generation with a fresh lease.
 //
 //  1. One transaction reads the room, the user's entry and sessions, the
-//     policy and, for a new user, the roster's size (the shards' entry
-//     counts, see revision.go) and the user's per-user document (the rooms
-//     cap); it writes the session, the entry if it changed, the revision
-//     shard of this user (+1, and the new entry on its count) and, for a
-//     new entry, the per-user document. It reads
-//     the room document but never writes it: a teardown that decided on the
-//     room waits for it or makes it retry, and concurrent joins of other
-//     users share only read locks.
+//     policy and, for a new user, the roster's size and the user's per-user
+//     document (the rooms cap); it writes the session, the entry if it
+//     changed, in an older room the revision shard of this user (+1, and
+//     the new entry on its count) and, for a new entry, the per-user
+//     document. It reads the room document but never writes it: a teardown
+//     that decided on the room waits for it or makes it retry, and
+//     concurrent joins of other users share only read locks.
+//     In a room that keeps its revision on its entries, the size and the
+//     revision before the join come from one snapshot read beside the
+//     transaction (joinCounts), once per attempt.
 //  2. If the room is missing or in its empty-room grace, that transaction
 //     writes nothing; the room is created or revived on its own, with a
 //     single conditional write, and step 1 runs again. In a crowd joining a
 //     new room at once, one creation wins and the others' conditional
 //     writes fail at once, without locks held to deadlock on.
-//  3. After the commit, the revision is read for the reply.
+//  3. The reply's revision: in a room that keeps it on its entries, the
+//     revision of that snapshot plus the join's own change, if it made one
+//     (see joinCounts for why that is a revision the room passed through);
+//     in an older room, the shards' sum read after the commit.
 //
 // The per-user caps are decided in step 1, before step 2, so that a refused
 // join writes nothing, not even a new room.
@@ -52,9 +57,10 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	req.Allowance = req.Allowance.Once() // asked once, whatever the attempts (chosen.go)
 	var res presence.JoinResult
 	var src revisionSource // where the reply's revision is read
+	var before *int64      // the revision just before the join, when joinOnce read it
 	for step := 0; ; step++ {
 		began := time.Now()
-		plan, version, err := s.joinOnce(ctx, req, &src)
+		plan, version, err := s.joinOnce(ctx, req, &src, &before)
 		steptime.Since(ctx, stepJoinTxn, began)
 		if err != nil {
 			return res, err
@@ -64,6 +70,13 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 			res.Grant = s.grant(plan.Session, version) // the session's, as written
 			if plan.MarkLarge {
 				s.markLarge(ctx, req.RoomID) // after the commit: see summary.go
+			}
+			if before != nil {
+				res.Revision = *before
+				if plan.WriteParticipant {
+					res.Revision++ // the join's change (changedEntry)
+				}
+				return res, nil
 			}
 			break
 		}
@@ -78,7 +91,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 		}
 	}
 	began := time.Now()
-	rev, err := s.readRevision(ctx, src, nil)
+	rev, err := s.readRevision(ctx, src, nil) // the shards: one aggregation, one snapshot
 	steptime.Since(ctx, stepJoinRevision, began)
 	if err != nil {
 		return res, storeError("join: reading the revision", err)
@@ -91,8 +104,9 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 // update time as written (for its lease token), or, when the room needs a
 // lifecycle step first, that step and the room's update time as read (zero
 // for a missing room). It sets *src to where the room it read keeps its
-// revision.
-func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *revisionSource) (presence.JoinPlan, time.Time, error) {
+// revision, and *before to the revision just before the join when it read
+// it (joinCounts), nil otherwise.
+func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64) (presence.JoinPlan, time.Time, error) {
 	roomRef := s.room(req.RoomID)
 	participantRef := s.participant(req.RoomID, req.ParticipantID)
 	var plan presence.JoinPlan
@@ -129,9 +143,18 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 				return err
 			}
 		}
-		if st.Room != nil && st.Room.State == presence.StateActive && st.Participant == nil {
-			// A new user: the cap needs the roster's size, read from the
-			// revision shards (revision.go: O(shards), exact at the cap).
+		*before = nil
+		switch active := st.Room != nil && st.Room.State == presence.StateActive; {
+		case active && src.onEntries():
+			began := time.Now()
+			if *before, err = s.joinCounts(ctx, tx, req, &st); err != nil {
+				return err
+			}
+			steptime.Since(ctx, stepJoinSize, began)
+		case active && st.Participant == nil:
+			// A new user in an older room: the cap needs the roster's
+			// size, read from the revision shards (revision.go:
+			// O(shards), exact at the cap).
 			began := time.Now()
 			if st.Entries, err = s.joinRosterSize(ctx, tx, *st.Room, st.Policy); err != nil {
 				return err
@@ -189,6 +212,42 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		roomVersion = writtenAt(&resp)
 	}
 	return plan, roomVersion, err
+}
+
+// joinCounts reads, for a join into an active room that keeps its revision
+// on its entries, the room's revision and size at one snapshot beside the
+// join's transaction (entrySnapshot), and sets st.Entries for a new user.
+// It returns the revision.
+//
+// Why the reply may be that revision plus the join's change: the snapshot
+// is taken after the request arrived, so it is at least every revision a
+// client could have seen before asking; and the join's change commits after
+// it, on top of every change committed by then (the revision never goes
+// down within a lifetime: changes only move between documents), so the
+// revision right after the join is at least the snapshot's plus one. A
+// reply of exactly that is a revision that counts the join and is never
+// above what listeners see after it. One snapshot instead of a count() for
+// the cap and a second read of both sums after the commit: the roster is
+// aggregated once per join.
+//
+// The snapshot's count is of this lifetime's entries, and serves only to
+// judge "far from the cap". Within ExactCapMargin of it, the join counts
+// every entry again inside its transaction (countIndex), which locks the
+// roster's range (TestJoin_CapRace).
+func (s *Store) joinCounts(ctx context.Context, tx *txn, req presence.JoinRequest, st *presence.JoinState) (*int64, error) {
+	rev, n, err := s.entrySnapshot(ctx, roomRevision(*st.Room))
+	if err != nil {
+		return nil, err
+	}
+	if st.Participant == nil {
+		st.Entries = n
+		if s.settings.CountExactly(n, st.Policy) {
+			if st.Entries, err = s.countIndex(ctx, req.RoomID, tx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &rev, nil
 }
 
 func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req presence.JoinRequest, snaps []*firestore.DocumentSnapshot) (presence.JoinState, error) {

@@ -5,9 +5,12 @@ package firestoredb
 // wall time in this process, retries and lock waits included:
 //
 //   - join-txn: the join's transaction, every attempt (join-size inside it);
-//   - join-size: the roster size check for the participant cap;
+//   - join-size: the roster size check for the participant cap; in a room
+//     that keeps its revision on its entries, the one snapshot of size and
+//     revision that also makes the reply's revision (joinCounts);
 //   - join-room: a lifecycle step (creating or reviving the room);
-//   - join-revision: reading the revision for the reply, after the commit;
+//   - join-revision: in an older room, reading the revision for the reply,
+//     after the commit;
 //   - leave-txn: the leave's transaction;
 //   - leave-settle: the emptiness check after a leave that removed an entry.
 const (

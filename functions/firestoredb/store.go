@@ -79,6 +79,10 @@ const (
 	// records (fold.go), before its reads, and after them before its writes.
 	hookBeforeFoldReads hookPoint = "before-fold-reads"
 	hookAfterFoldReads  hookPoint = "after-fold-reads"
+	// hookBetweenRevisionSums: in a revision read of a room that keeps it
+	// on its entries (entryrevision.go), between the entries' sum and the
+	// records'.
+	hookBetweenRevisionSums hookPoint = "between-revision-sums"
 )
 
 func (s *Store) pause(at hookPoint) {

@@ -1,0 +1,143 @@
+package firestoredb_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/emulatortest"
+	"github.com/roomlease/roomlease/internal/testclock"
+)
+
+// BenchmarkCrowd is a crowd joining at once and then leaving, in one
+// process, through four stores on separate Firestore clients (four
+// instances as far as Firestore can tell): into one room, and spread over
+// as many rooms as users (the floor, which shares nothing). It tells what
+// the store's own transactions cost a crowd, without the HTTP servers,
+// token checks and scheduling of the fleet benchmark (scripts/bench
+// fleet), on a machine where the fleet saturates. `scripts/bench crowd`
+// runs it; ROOMLEASE_BENCH_CROWD sets the crowd (default 1 000). The cap is
+// set above the crowd, so that no join counts inside its transaction.
+//
+// Reported per run: p50 and p99 of the joins and of the leaves in
+// milliseconds, and how many of each failed.
+func BenchmarkCrowd(b *testing.B) {
+	crowd := 1000
+	if v := os.Getenv("ROOMLEASE_BENCH_CROWD"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2 {
+			b.Fatalf("ROOMLEASE_BENCH_CROWD=%q: want a number of at least 2", v)
+		}
+		crowd = n
+	}
+	for _, oneRoom := range []bool{true, false} {
+		b.Run(map[bool]string{true: "one-room", false: "separate-rooms"}[oneRoom], func(b *testing.B) {
+			for range b.N {
+				joins, leaves := crowdOnce(b, crowd, oneRoom)
+				report(b, "join", joins)
+				report(b, "leave", leaves)
+			}
+		})
+	}
+}
+
+type outcome struct {
+	took time.Duration
+	err  error
+}
+
+func crowdOnce(b *testing.B, crowd int, oneRoom bool) (joins, leaves []outcome) {
+	b.StopTimer()
+	client, project := emulatortest.Firestore(b)
+	settings := presence.DefaultSettings()
+	settings.MaxParticipants = 2*crowd + 10
+	clock := testclock.New(testclock.Start)
+	stores := []*firestoredb.Store{withTokens(firestoredb.New(client, settings, clock.Now))}
+	for range 3 {
+		c, err := firestore.NewClient(context.Background(), project)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { c.Close() })
+		stores = append(stores, withTokens(firestoredb.New(c, settings, clock.Now)))
+	}
+	roomOf := func(i int) string {
+		if oneRoom {
+			return "crowd"
+		}
+		return fmt.Sprintf("crowd-%04d", i)
+	}
+	ctx := context.Background()
+	if oneRoom { // the room exists, as it does for a crowd joining a call in progress
+		if _, err := stores[0].Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "crowd", ParticipantID: "host", SessionID: "t"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	refs := make([]presence.SessionRef, crowd)
+	b.StartTimer()
+	joins = atOnce(crowd, func(i int) error {
+		res, err := stores[i%len(stores)].Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: roomOf(i), ParticipantID: fmt.Sprintf("u%04d", i), SessionID: "t"}})
+		refs[i] = ref(roomOf(i), fmt.Sprintf("u%04d", i), "t", res.Session.Generation)
+		return err
+	})
+	leaves = atOnce(crowd, func(i int) error {
+		if refs[i].RoomID == "" {
+			return fmt.Errorf("never joined")
+		}
+		_, err := stores[i%len(stores)].Leave(ctx, refs[i])
+		return err
+	})
+	b.StopTimer()
+	return joins, leaves
+}
+
+// atOnce runs f for 0..n-1, all at once, and times each.
+func atOnce(n int, f func(i int) error) []outcome {
+	out := make([]outcome, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			began := time.Now()
+			err := f(i)
+			out[i] = outcome{time.Since(began), err}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return out
+}
+
+func report(b *testing.B, op string, outs []outcome) {
+	var took []time.Duration
+	failed := 0
+	for _, o := range outs {
+		if o.err != nil {
+			failed++
+			continue
+		}
+		took = append(took, o.took)
+	}
+	slices.Sort(took)
+	at := func(q float64) float64 {
+		if len(took) == 0 {
+			return 0
+		}
+		return float64(took[int(q*float64(len(took)-1))].Milliseconds())
+	}
+	b.ReportMetric(at(0.50), op+"-p50-ms")
+	b.ReportMetric(at(0.99), op+"-p99-ms")
+	b.ReportMetric(float64(failed), op+"-failed")
+}
