@@ -139,9 +139,10 @@ func (s *Store) readRoom(ctx context.Context, roomID string) (*presence.Room, ti
 }
 
 // writeRoomAt replaces the room document with room if it is still at
-// version, refreshing the revision shards' expireAt with it when due (see
-// presence.Settings.ShardsExpiry). It reads nothing, so it holds no lock
-// before it commits; the room's condition decides for the whole commit.
+// version, refreshing the expireAt of the documents its revision keeps
+// with it when due (see presence.Settings.ShardsExpiry,
+// refreshRevisionExpiry). It reads nothing, so it holds no lock before it
+// commits; the room's condition decides for the whole commit.
 func (s *Store) writeRoomAt(ctx context.Context, room presence.Room, version time.Time) error {
 	room, refresh := s.settings.ShardsExpiry(room)
 	return s.transact(ctx, "writing a room", func(tx *txn, now time.Time) error {
@@ -149,7 +150,7 @@ func (s *Store) writeRoomAt(ctx context.Context, room presence.Room, version tim
 			return err
 		}
 		if refresh {
-			return s.refreshShards(tx, room.ID, room.RevisionExpireAt)
+			return s.refreshRevisionExpiry(tx, room, room.RevisionExpireAt)
 		}
 		return nil
 	})

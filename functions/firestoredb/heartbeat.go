@@ -167,12 +167,20 @@ func (s *Store) refreshExpiry(tx *txn, now time.Time, ref presence.SessionRef, s
 		current, _ := snap.Data()[FieldExpireAt].(time.Time)
 		next, write := s.settings.Refreshed(now, current)
 		if write && i == 0 {
-			// The revision shards live as long as the room: a room whose
-			// roster has not changed for a month must not lose its revision
-			// to TTL. Blind merges, once a day per room.
+			// The documents the revision keeps live as long as the room: a
+			// room whose roster has not changed for a month must not lose
+			// its revision to TTL. Blind merges, once a day per room: every
+			// shard in an older room, two documents in one that keeps its
+			// revision on its entries (refreshRevisionExpiry).
+			// A room that does not decode refreshes every shard, the safe
+			// way, rather than failing the heartbeat.
+			room, derr := decodeRoom(snap, ref.RoomID)
+			if derr != nil || room == nil {
+				room = &presence.Room{ID: ref.RoomID}
+			}
 			err = tx.update(refs[i], []firestore.Update{{Path: FieldExpireAt, Value: next}, {Path: FieldRevisionExpireAt, Value: next}})
 			if err == nil {
-				err = s.refreshShards(tx, ref.RoomID, next)
+				err = s.refreshRevisionExpiry(tx, *room, next)
 			}
 		} else if write {
 			err = tx.update(refs[i], []firestore.Update{{Path: FieldExpireAt, Value: next}})

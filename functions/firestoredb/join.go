@@ -430,7 +430,14 @@ func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersio
 			if err := tx.update(roomRef, roomUpdates(room), firestore.LastUpdateTime(roomVersion)); err != nil {
 				return err
 			}
-			if refresh {
+			switch {
+			case refresh && room.RevisionOnEntries:
+				// Of the two documents refreshRevisionExpiry keeps, shard
+				// "0" is written below, with an expireAt of its own.
+				if err := tx.set(s.retiredRef(room.ID), map[string]any{FieldRoomID: room.ID, FieldExpireAt: room.RevisionExpireAt}, firestore.MergeAll); err != nil {
+					return err
+				}
+			case refresh:
 				if err := s.refreshShards(tx, room.ID, room.RevisionExpireAt); err != nil {
 					return err
 				}

@@ -133,7 +133,7 @@ func (s *Store) TearDown(ctx context.Context, c presence.TeardownCandidate, enfo
 			if err := tx.set(roomRef, roomToRecord(revived)); err != nil || !refresh {
 				return err
 			}
-			return s.refreshShards(tx, c.RoomID, revived.RevisionExpireAt)
+			return s.refreshRevisionExpiry(tx, revived, revived.RevisionExpireAt)
 		case res.Verdict == presence.TearDown && enforce:
 			closing := s.settings.CloseRoom(now, *room)
 			res.Closing = &closing

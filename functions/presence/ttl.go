@@ -42,7 +42,10 @@ const RefreshWindow = 24 * time.Hour
 // room whose expireAt would run more than half a RefreshWindow ahead of
 // RevisionExpireAt (the least any shard may carry) refreshes all shards in
 // the same write: at most twice a day per room, and every shard then lives
-// until the heartbeats' refresh comes round.
+// until the heartbeats' refresh comes round. (A room that keeps its
+// revision on its entries counts on no shard: the store then refreshes
+// only the documents it still needs, see firestoredb's
+// refreshRevisionExpiry.)
 func (s Settings) ShardsExpiry(room Room) (Room, bool) {
 	if room.ExpireAt.Sub(room.RevisionExpireAt) < RefreshWindow/2 {
 		return room, false
