@@ -20,8 +20,10 @@ import (
 
 // BenchmarkCrowd is a crowd joining at once and then leaving, in one
 // process, through four stores on separate Firestore clients (four
-// instances as far as Firestore can tell): into one room, and spread over
-// as many rooms as users (the floor, which shares nothing). It tells what
+// instances as far as Firestore can tell): into one room that exists (a
+// call in progress), into one room that does not yet (the crowd creates
+// it, as the fleet's does), and spread over as many rooms as users (the
+// floor, which shares nothing). It tells what
 // the store's own transactions cost a crowd, without the HTTP servers,
 // token checks and scheduling of the fleet benchmark (scripts/bench
 // fleet), on a machine where the fleet saturates. `scripts/bench crowd`
@@ -39,10 +41,13 @@ func BenchmarkCrowd(b *testing.B) {
 		}
 		crowd = n
 	}
-	for _, oneRoom := range []bool{true, false} {
-		b.Run(map[bool]string{true: "one-room", false: "separate-rooms"}[oneRoom], func(b *testing.B) {
+	for _, c := range []struct {
+		name              string
+		oneRoom, existing bool
+	}{{"one-room", true, true}, {"one-new-room", true, false}, {"separate-rooms", false, false}} {
+		b.Run(c.name, func(b *testing.B) {
 			for range b.N {
-				joins, leaves := crowdOnce(b, crowd, oneRoom)
+				joins, leaves := crowdOnce(b, crowd, c.oneRoom, c.existing)
 				report(b, "join", joins)
 				report(b, "leave", leaves)
 			}
@@ -55,7 +60,7 @@ type outcome struct {
 	err  error
 }
 
-func crowdOnce(b *testing.B, crowd int, oneRoom bool) (joins, leaves []outcome) {
+func crowdOnce(b *testing.B, crowd int, oneRoom, existing bool) (joins, leaves []outcome) {
 	b.StopTimer()
 	client, project := emulatortest.Firestore(b)
 	settings := presence.DefaultSettings()
@@ -77,7 +82,7 @@ func crowdOnce(b *testing.B, crowd int, oneRoom bool) (joins, leaves []outcome) 
 		return fmt.Sprintf("crowd-%04d", i)
 	}
 	ctx := context.Background()
-	if oneRoom { // the room exists, as it does for a crowd joining a call in progress
+	if existing { // as for a crowd joining a call in progress
 		if _, err := stores[0].Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "crowd", ParticipantID: "host", SessionID: "t"}}); err != nil {
 			b.Fatal(err)
 		}

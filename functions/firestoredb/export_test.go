@@ -71,3 +71,7 @@ func (s *Store) RevisionForTest(ctx context.Context, roomID string) (int64, int,
 // SetBetweenRevisionSums sets a hook between the two sums of a revision
 // read in a room that keeps its revision on its entries.
 func (s *Store) SetBetweenRevisionSums(f func()) { s.setHook(hookBetweenRevisionSums, f) }
+
+// SetBeforeRoomStep sets a hook in a join's lifecycle step, after its look
+// at the room and before its write.
+func (s *Store) SetBeforeRoomStep(f func()) { s.setHook(hookBeforeRoomStep, f) }

@@ -2,6 +2,7 @@ package firestoredb
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -37,7 +38,10 @@ const maxRoomSteps = 5
 //     writes nothing; the room is created or revived on its own, with a
 //     single conditional write, and step 1 runs again. In a crowd joining a
 //     new room at once, one creation wins and the others' conditional
-//     writes fail at once, without locks held to deadlock on.
+//     writes fail at once, without locks held to deadlock on; and a join
+//     whose instance has not seen the room active lately looks at it
+//     first, outside any transaction, so that its first transaction need
+//     not read (and lock) a room that is not there (roomlook.go).
 //  3. The reply's revision: in a room that keeps it on its entries, the
 //     revision of that snapshot plus the join's own change, if it made one
 //     (see joinCounts for why that is a revision the room passed through);
@@ -58,14 +62,22 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	var res presence.JoinResult
 	var src revisionSource // where the reply's revision is read
 	var before *int64      // the revision just before the join, when joinOnce read it
+	// A room this instance has not seen active lately is looked at first,
+	// without a lock (roomlook.go); only the first attempt uses the look.
+	look, err := s.lookBeforeJoin(ctx, req.RoomID)
+	if err != nil {
+		return res, storeError("join: looking at the room", err)
+	}
 	for step := 0; ; step++ {
 		began := time.Now()
-		plan, version, err := s.joinOnce(ctx, req, &src, &before)
+		plan, version, err := s.joinOnce(ctx, req, &src, &before, look)
 		steptime.Since(ctx, stepJoinTxn, began)
+		look = nil
 		if err != nil {
 			return res, err
 		}
 		if plan.RoomStep == presence.NoRoomStep {
+			s.sawActive(req.RoomID)
 			res.Session, res.Held = plan.Session, plan.Held
 			res.Grant = s.grant(plan.Session, version) // the session's, as written
 			if plan.MarkLarge {
@@ -105,8 +117,11 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 // lifecycle step first, that step and the room's update time as read (zero
 // for a missing room). It sets *src to where the room it read keeps its
 // revision, and *before to the revision just before the join when it read
-// it (joinCounts), nil otherwise.
-func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64) (presence.JoinPlan, time.Time, error) {
+// it (joinCounts), nil otherwise. With look (a room found missing or not
+// active outside any transaction, roomlook.go), the transaction takes the
+// room from it instead of reading it, and can then only plan the room's
+// lifecycle step, writing nothing.
+func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook) (presence.JoinPlan, time.Time, error) {
 	roomRef := s.room(req.RoomID)
 	participantRef := s.participant(req.RoomID, req.ParticipantID)
 	var plan presence.JoinPlan
@@ -117,11 +132,18 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		// Everything the decision depends on. The reads lock these documents
 		// until commit, so a concurrent leave, heartbeat or teardown of the
 		// same session or room either commits before our reads or waits.
-		snaps, err := tx.getAll(roomRef, participantRef, s.policy(req.RoomID), s.session(req.SessionKey))
+		refs := []*firestore.DocumentRef{roomRef, participantRef, s.policy(req.RoomID), s.session(req.SessionKey)}
+		if look != nil {
+			refs = refs[1:]
+		}
+		snaps, err := tx.getAll(refs...)
 		if err != nil {
 			return err
 		}
-		st, err := s.readJoinState(ctx, tx, now, req, snaps)
+		if look != nil {
+			snaps = append([]*firestore.DocumentSnapshot{nil}, snaps...)
+		}
+		st, err := s.readJoinState(ctx, tx, now, req, snaps, look)
 		if err != nil {
 			return err
 		}
@@ -165,9 +187,16 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		if plan, err = s.planJoin(now, st, req); err != nil {
 			return err
 		}
-		if plan.RoomStep != presence.NoRoomStep {
-			roomVersion = snaps[0].UpdateTime
+		switch {
+		case plan.RoomStep != presence.NoRoomStep && look != nil:
+			roomVersion = look.version
 			return nil // nothing written; the room comes first
+		case plan.RoomStep != presence.NoRoomStep:
+			roomVersion = snaps[0].UpdateTime
+			return nil
+		case look != nil:
+			// Unreachable: a room that is not active plans only its step.
+			return fmt.Errorf("join: a plan that writes, from a room read outside the transaction")
 		}
 		var event *eventBase // the last read: the writes follow
 		if plan.WriteParticipant {
@@ -250,10 +279,12 @@ func (s *Store) joinCounts(ctx context.Context, tx *txn, req presence.JoinReques
 	return &rev, nil
 }
 
-func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req presence.JoinRequest, snaps []*firestore.DocumentSnapshot) (presence.JoinState, error) {
+func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req presence.JoinRequest, snaps []*firestore.DocumentSnapshot, look *roomLook) (presence.JoinState, error) {
 	var st presence.JoinState
 	var err error
-	if st.Room, err = decodeRoom(snaps[0], req.RoomID); err != nil {
+	if look != nil {
+		st.Room = look.room
+	} else if st.Room, err = decodeRoom(snaps[0], req.RoomID); err != nil {
 		return st, err
 	}
 	if st.Participant, err = decodeParticipant(snaps[1], req.RoomID, req.ParticipantID); err != nil {
@@ -415,41 +446,87 @@ func (s *Store) deleteSessions(tx *txn, k presence.SessionKey, ids []string) err
 // The same commit marks the room for the sweeper's emptiness re-check, so
 // that a room whose creating or reviving join then fails does not stay
 // active and empty.
+//
+// A crowd arriving at a missing room (or one in its grace) all find it so,
+// and all would make the step: one write of one document, which every one
+// of them then reads in its join's transaction. Two things keep that herd
+// from queueing on the room:
+//   - the step is preceded by a look at the room outside any transaction,
+//     which takes no lock: a join that comes after the winner's commit sees
+//     the step made and goes straight back to its join;
+//   - the step's commit is attempted once: a commit aborted by contention
+//     is another join's step in progress, so the join looks again rather
+//     than retrying a write that can only lose (and holding, while it
+//     waits, the lock the winner and every reader need).
 func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersion time.Time) error {
 	roomRef := s.room(plan.Room.ID)
+	now, err := s.lookAtRoom(ctx, plan.Room.ID)
+	switch {
+	case err != nil:
+		return storeError("join: looking at the room", err)
+	case plan.RoomStep == presence.CreateRoom && now.room != nil:
+		return nil // created meanwhile
+	case plan.RoomStep == presence.ReviveRoom && (now.room == nil || !now.version.Equal(roomVersion)):
+		return nil // revived, moved or gone meanwhile
+	}
+	s.pause(hookBeforeRoomStep)
 	room, refresh := s.settings.ShardsExpiry(plan.Room)
-	err := s.transact(ctx, "join: room lifecycle", func(tx *txn, now time.Time) error {
-		switch plan.RoomStep {
-		case presence.CreateRoom:
-			// The shards of an earlier lifetime went with its teardown
-			// (see TearDown), so this lifetime's revision starts at 0.
-			if err := tx.create(roomRef, roomToRecord(room)); err != nil {
-				return err
-			}
-		case presence.ReviveRoom:
-			if err := tx.update(roomRef, roomUpdates(room), firestore.LastUpdateTime(roomVersion)); err != nil {
-				return err
-			}
-			switch {
-			case refresh && room.RevisionOnEntries:
-				// Of the two documents refreshRevisionExpiry keeps, shard
-				// "0" is written below, with an expireAt of its own.
-				if err := tx.set(s.retiredRef(room.ID), map[string]any{FieldRoomID: room.ID, FieldExpireAt: room.RevisionExpireAt}, firestore.MergeAll); err != nil {
+	if plan.RoomStep == presence.CreateRoom {
+		err = s.createRoom(ctx, room)
+	} else {
+		err = s.transact(ctx, "join: room lifecycle", func(tx *txn, now time.Time) error {
+			switch plan.RoomStep {
+			case presence.CreateRoom:
+				// The shards of an earlier lifetime went with its teardown
+				// (see TearDown), so this lifetime's revision starts at 0.
+				if err := tx.create(roomRef, roomToRecord(room)); err != nil {
 					return err
 				}
-			case refresh:
-				if err := s.refreshShards(tx, room.ID, room.RevisionExpireAt); err != nil {
+			case presence.ReviveRoom:
+				if err := tx.update(roomRef, roomUpdates(room), firestore.LastUpdateTime(roomVersion)); err != nil {
 					return err
 				}
+				switch {
+				case refresh && room.RevisionOnEntries:
+					// Of the two documents refreshRevisionExpiry keeps, shard
+					// "0" is written below, with an expireAt of its own.
+					if err := tx.set(s.retiredRef(room.ID), map[string]any{FieldRoomID: room.ID, FieldExpireAt: room.RevisionExpireAt}, firestore.MergeAll); err != nil {
+						return err
+					}
+				case refresh:
+					if err := s.refreshShards(tx, room.ID, room.RevisionExpireAt); err != nil {
+						return err
+					}
+				}
 			}
-		}
-		return tx.set(s.revisionShards(plan.Room.ID).Doc("0"), map[string]any{
-			FieldRoomID: plan.Room.ID, FieldMayBeEmptyAt: now, FieldDepartedAt: now, FieldExpireAt: now.Add(s.settings.RecordHorizon),
-		}, firestore.MergeAll)
-	})
+			return tx.set(s.revisionShards(plan.Room.ID).Doc("0"), map[string]any{
+				FieldRoomID: plan.Room.ID, FieldMayBeEmptyAt: now, FieldDepartedAt: now, FieldExpireAt: now.Add(s.settings.RecordHorizon),
+			}, firestore.MergeAll)
+		}, firestore.MaxAttempts(1))
+	}
 	switch status.Code(err) {
-	case codes.AlreadyExists, codes.FailedPrecondition, codes.NotFound:
+	case codes.AlreadyExists, codes.FailedPrecondition, codes.NotFound, codes.Aborted:
 		return nil
+	}
+	return err
+}
+
+// createRoom creates room, and marks it for the sweeper's emptiness
+// re-check, in one atomic batch without a transaction (see stepRoom).
+func (s *Store) createRoom(ctx context.Context, room presence.Room) error {
+	now := s.now()
+	// WriteBatch is deprecated for transactions and BulkWriter, but it is
+	// the one atomic commit of several documents that does not wait for
+	// locks: a transaction's commit would queue (stepRoom), and BulkWriter
+	// is not atomic.
+	batch := s.client.Batch()
+	batch.Create(s.room(room.ID), roomToRecord(room))
+	batch.Set(s.revisionShards(room.ID).Doc("0"), map[string]any{
+		FieldRoomID: room.ID, FieldMayBeEmptyAt: now, FieldDepartedAt: now, FieldExpireAt: now.Add(s.settings.RecordHorizon),
+	}, firestore.MergeAll)
+	_, err := batch.Commit(ctx)
+	if err == nil {
+		s.ops.write(2)
 	}
 	return err
 }

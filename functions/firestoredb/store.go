@@ -30,6 +30,10 @@ type Store struct {
 	// policies remembers room policies for heartbeats, typing and
 	// receipts (see admit).
 	policies *memo.Cache[cachedPolicy]
+	// activeRooms and roomLooks spare a join's look at a room it need not
+	// look at, and share the looks it makes (roomlook.go).
+	activeRooms *memo.Cache[time.Time]
+	roomLooks   *memo.Cache[roomLook]
 	// tokens signs and checks lease tokens (fenced.go); nil: none issued.
 	tokens *leasetoken.Signer
 	// publisher publishes committed events (outbox.go); nil: events off.
@@ -83,6 +87,9 @@ const (
 	// on its entries (entryrevision.go), between the entries' sum and the
 	// records'.
 	hookBetweenRevisionSums hookPoint = "between-revision-sums"
+	// hookBeforeRoomStep: in a join's lifecycle step (stepRoom), after its
+	// look at the room, before its write.
+	hookBeforeRoomStep hookPoint = "before-room-step"
 )
 
 func (s *Store) pause(at hookPoint) {
@@ -94,7 +101,8 @@ func (s *Store) pause(at hookPoint) {
 // New returns a Store on client. now is the clock; production passes
 // time.Now, tests pass a clock they advance.
 func New(client *firestore.Client, settings presence.Settings, now func() time.Time) *Store {
-	return &Store{client: client, settings: settings, now: now, policies: memo.New[cachedPolicy](maxCachedPolicies)}
+	return &Store{client: client, settings: settings, now: now, policies: memo.New[cachedPolicy](maxCachedPolicies),
+		activeRooms: memo.New[time.Time](maxLookedRooms), roomLooks: memo.New[roomLook](1)}
 }
 
 func (s *Store) room(id string) *firestore.DocumentRef {

@@ -1,0 +1,84 @@
+package firestoredb
+
+import (
+	"context"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// A crowd arriving at a room that does not exist yet.
+//
+// Every join reads the room in its transaction (join.go), a lock that the
+// room's creation must wait for. In a crowd that finds the room missing,
+// all those readers, and all the creations they then attempt (one wins,
+// the others can only lose), queue on that one document; on the emulator a
+// crowd of 1 000 creating one room took minutes where the same crowd
+// joining it once it existed took seconds (BenchmarkCrowd, one-new-room
+// against one-room). So a join whose instance has not seen the room active
+// lately looks at it first, outside any transaction (no lock), and when it
+// is missing or in its grace:
+//   - the join's first transaction does not read the room: it only decides
+//     the per-user caps (a refused join must not even create the room) and
+//     writes nothing, which is all it may do with a room that is not active
+//     (presence.Settings plans nothing but the lifecycle step for such a
+//     room). What it reads of the room counts for nothing else: the step
+//     is a conditional write (create only if absent, revive only at the
+//     version looked at), and the join that follows reads the room in its
+//     transaction as always;
+//   - the lifecycle step is one atomic batch written once, without a
+//     transaction (stepRoom): a batch that loses to another join's step
+//     fails at once, where a transaction's commit would wait.
+// Looks of one room by one instance at once share one read (memo.Once),
+// and an instance that has seen the room active within activeRoomMemo
+// goes straight to the transaction: the look costs a read only where a
+// room is new or coming back. None of this is what makes a join right:
+// with the memo wrong or empty, the transaction reads the room as before.
+
+// activeRoomMemo is how long an instance trusts that a room it saw active
+// is still there, for the look only (see above).
+const activeRoomMemo = 10 * time.Second
+
+// maxLookedRooms bounds the per-instance memory of rooms seen active.
+const maxLookedRooms = 10000
+
+// roomLook is a room as read outside any transaction, with its version.
+type roomLook struct {
+	room    *presence.Room // nil: missing
+	version time.Time
+}
+
+// lookBeforeJoin returns the room as it stands, when this instance has not
+// seen it active lately and it is missing or not active; nil when the
+// join's transaction should read it (the usual case).
+func (s *Store) lookBeforeJoin(ctx context.Context, roomID string) (*roomLook, error) {
+	if at, ok := s.activeRooms.Get(roomID); ok && s.now().Sub(at) < activeRoomMemo {
+		return nil, nil
+	}
+	look, err := s.lookAtRoom(ctx, roomID)
+	if err != nil || look.room != nil && look.room.State == presence.StateActive {
+		return nil, err
+	}
+	return &look, nil
+}
+
+// lookAtRoom reads the room outside any transaction, sharing the read with
+// this instance's concurrent looks at the same room, and remembers it when
+// active.
+func (s *Store) lookAtRoom(ctx context.Context, roomID string) (roomLook, error) {
+	look, err := s.roomLooks.Once(roomID, func() (roomLook, error) {
+		readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
+		defer cancel()
+		room, version, err := s.readRoom(readCtx, roomID)
+		return roomLook{room, version}, err
+	})
+	if err == nil && look.room != nil && look.room.State == presence.StateActive {
+		s.sawActive(roomID)
+	}
+	return look, err
+}
+
+// sawActive notes that this instance saw roomID active, now.
+func (s *Store) sawActive(roomID string) {
+	s.activeRooms.Put(roomID, s.now())
+}

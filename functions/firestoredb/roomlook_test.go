@@ -1,0 +1,84 @@
+package firestoredb_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// docs/races.md, "A crowd creating a room": a join that looked at the room
+// outside any transaction and found it missing (roomlook.go) runs its
+// first transaction without reading the room, and then makes the
+// creation. Another instance creates the room first, at each point where
+// that can happen: before the first transaction's reads, and after the
+// step's own look, just before its write. Either way the join ends up in
+// the room the other created, one lifetime with both users, and a join
+// that found the room missing wrote nothing on the way.
+func TestJoin_ALookedAtRoomCreatedMeanwhile(t *testing.T) {
+	for _, when := range []string{"before the first transaction", "before the step's write"} {
+		t.Run(when, func(t *testing.T) {
+			f := MustOpenStore(t)
+			room := "looked"
+			joined := false
+			create := func() {
+				if joined {
+					return
+				}
+				joined = true
+				if _, err := f.other.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: "bob", SessionID: "t1"}}); err != nil {
+					t.Error(err)
+				}
+			}
+			if when == "before the first transaction" {
+				f.store.SetBeforeJoinReads(create)
+			} else {
+				f.store.SetBeforeRoomStep(create)
+			}
+			res := f.mustJoin(t, room, "alice", "t1")
+			if !joined {
+				t.Fatal("the forced creation never ran: the join did not take the looked-at path")
+			}
+			ids, r := f.liveIDs(t, room, "alice")
+			if len(ids) != 2 || ids[0] != "alice" || ids[1] != "bob" {
+				t.Fatalf("roster %v, want alice and bob", ids)
+			}
+			if r.Revision != 2 || res.Revision != 2 {
+				t.Fatalf("revision %d, alice's reply %d: want 2 (two joins in one lifetime)", r.Revision, res.Revision)
+			}
+			if gen := f.readRoom(t, room)[firestoredb.FieldGeneration]; gen != int64(1) {
+				t.Fatalf("generation %v, want 1: the room was created once", gen)
+			}
+		})
+	}
+}
+
+// The look costs a read only where an instance has not seen the room
+// active within activeRoomMemo: a join into a room this instance has just
+// joined someone into reads what it always did, and one on an instance
+// that has not (or long ago) pays one read more.
+func TestJoin_TheLookCostsAReadOnlyWhereTheRoomIsNew(t *testing.T) {
+	f := MustOpenStore(t)
+	f.mustJoin(t, "memo", "host", "t1")
+	cost := func(s *firestoredb.Store, uid string) firestoredb.OpCounts {
+		t.Helper()
+		before := s.Ops()
+		if _, err := s.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "memo", ParticipantID: uid, SessionID: "t1"}}); err != nil {
+			t.Fatal(err)
+		}
+		return s.Ops().Sub(before)
+	}
+	seen := cost(f.store, "alice")
+	unseen := cost(f.other, "bob") // f.other never saw the room
+	if unseen.Reads != seen.Reads+1 || unseen.Writes != seen.Writes {
+		t.Fatalf("a join on an instance that saw the room cost %+v, on one that did not %+v: want one read more", seen, unseen)
+	}
+	if again := cost(f.other, "carol"); again != seen {
+		t.Fatalf("a second join on that instance cost %+v, want %+v", again, seen)
+	}
+	f.clock.Advance(time.Minute) // the memo is for activeRoomMemo only
+	if later := cost(f.other, "dave"); later.Reads != seen.Reads+1 {
+		t.Fatalf("a join a minute later cost %+v, want one read more than %+v", later, seen)
+	}
+}
