@@ -61,9 +61,12 @@ const FullModeUpTo = 1000
 // MeasureLarge builds a room of opts.Participants, lets a summarizer keep
 // its summary, attaches opts.Sample listeners to the summary (and one
 // full-mode listener set, for comparison), and churns the room for
-// opts.Duration: one goroutine alternates a join of a new user and a leave
-// of an old one, so that the k-th change after the start is known, and a
-// summary at revision R must state the count after change R - R0.
+// opts.Duration, once a second: opts.ChurnPerSecond joins of new users at
+// once, and when all have committed, as many leaves of old ones at once.
+// Within a phase only joins (or only leaves) commit, in whatever order, so
+// the count after the k-th change since the start is known whatever the
+// order: a summary at revision R must state the count after change R - R0
+// (churnCount).
 func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptions) (LargeResult, error) {
 	res := LargeResult{Participants: opts.Participants, Listeners: opts.Sample}
 	id := fmt.Sprintf("large-%d-%d", opts.Participants, time.Now().UnixNano())
@@ -126,27 +129,35 @@ func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptio
 		fullBefore = full.delivered()
 	}
 	began := time.Now()
-	every := time.Second / time.Duration(2*opts.ChurnPerSecond)
+	m := opts.ChurnPerSecond
 	next := 0 // the next of the original participants to leave
 	changes := 0
-	for time.Since(began) < opts.Duration && ctx.Err() == nil {
+	for round := 0; time.Since(began) < opts.Duration && next+m <= len(r.refs) && ctx.Err() == nil; round++ {
 		tick := time.Now()
-		if changes%2 == 0 {
-			key := presence.SessionKey{RoomID: id, ParticipantID: fmt.Sprintf("churn-%05d", changes/2), SessionID: "tab"}
-			if _, err := live.Join(ctx, presence.JoinRequest{SessionKey: key, DisplayName: key.ParticipantID, HasDisplayName: true}); err != nil {
-				return res, fmt.Errorf("churn join: %w", err)
-			}
-			res.Joins++
-		} else {
-			ref := r.refs[next]
-			next++
-			if out, err := live.Leave(ctx, ref); err != nil || !out.Removed {
-				return res, fmt.Errorf("churn leave of %s: %+v %v", ref.ParticipantID, out, err)
-			}
-			res.Leaves++
+		err := atOnce(m, func(i int) error {
+			key := presence.SessionKey{RoomID: id, ParticipantID: fmt.Sprintf("churn-%05d", round*m+i), SessionID: "tab"}
+			_, err := live.Join(ctx, presence.JoinRequest{SessionKey: key, DisplayName: key.ParticipantID, HasDisplayName: true})
+			return err
+		})
+		if err != nil {
+			return res, fmt.Errorf("churn join: %w", err)
 		}
-		changes++
-		if wait := every - time.Since(tick); wait > 0 {
+		res.Joins += m
+		leaving := r.refs[next : next+m]
+		next += m
+		err = atOnce(m, func(i int) error {
+			out, err := live.Leave(ctx, leaving[i])
+			if err == nil && !out.Removed {
+				err = fmt.Errorf("%s was not removed: %+v", leaving[i].ParticipantID, out)
+			}
+			return err
+		})
+		if err != nil {
+			return res, fmt.Errorf("churn leave: %w", err)
+		}
+		res.Leaves += m
+		changes += 2 * m
+		if wait := time.Second - time.Since(tick); wait > 0 {
 			time.Sleep(wait)
 		}
 	}
@@ -173,8 +184,7 @@ func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptio
 	res.ReadsPerListenerPerSecond = float64(res.DocsPerListener) / res.Seconds
 	for rev, count := range seen {
 		res.Summaries++
-		k := rev - rev0 // changes since the start: joins at even k, leaves at odd
-		if want := count0 + k%2; k < 0 || count != want {
+		if k := rev - rev0; k < 0 || count != churnCount(count0, k, int64(m)) {
 			res.Inexact++
 		}
 	}
@@ -229,4 +239,29 @@ func (l *summaryListener) result() (int64, map[int64]int64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.docs, l.summaries, l.err
+}
+
+// churnCount is the roster's size after the k-th change since the churn
+// began from count0, in rounds of m joins and then m leaves.
+func churnCount(count0, k, m int64) int64 {
+	r := k % (2 * m)
+	if r <= m {
+		return count0 + r
+	}
+	return count0 + 2*m - r
+}
+
+// atOnce runs f for 0..n-1 at once and returns the first error.
+func atOnce(n int, f func(i int) error) error {
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- f(i) }()
+	}
+	var first error
+	for range n {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }

@@ -82,6 +82,8 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 			res.Grant = s.grant(plan.Session, version) // the session's, as written
 			if plan.MarkLarge {
 				s.markLarge(ctx, req.RoomID) // after the commit: see summary.go
+			} else if plan.CheckLargeAt > 0 {
+				s.markLargeIfReached(ctx, req.RoomID, plan.CheckLargeAt)
 			}
 			if before != nil {
 				res.Revision = *before

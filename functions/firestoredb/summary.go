@@ -108,6 +108,16 @@ func (s *Store) markLarge(ctx context.Context, roomID string) {
 	}
 }
 
+// markLargeIfReached counts roomID's roster after a join that read it just
+// below the threshold at (presence.NearLarge) has committed, and marks the
+// room if the count has reached it. Like markLarge, a failure only delays
+// the room's summary.
+func (s *Store) markLargeIfReached(ctx context.Context, roomID string, at int) {
+	if n, err := s.countIndex(ctx, roomID, nil); err == nil && n >= at {
+		s.markLarge(ctx, roomID)
+	}
+}
+
 // SummarizedRooms returns up to limit ids of rooms that have a summary to
 // refresh: those marked large, and those whose policy opts in to public
 // occupancy (their summary is what outsiders may listen to).

@@ -74,6 +74,11 @@ type JoinPlan struct {
 	// threshold: after the commit the store marks the room for the
 	// summarizer (MarksLarge).
 	MarkLarge bool
+	// CheckLargeAt, when not 0, says the join read the roster just below
+	// the large-room threshold (NearLarge): after the commit the store
+	// counts the roster again and marks the room if the count has reached
+	// CheckLargeAt, the threshold.
+	CheckLargeAt int
 	// UserRooms, when not nil, is the user's per-user document to write: the
 	// join adds a roster entry, and this lists its room.
 	UserRooms *UserRooms
@@ -165,6 +170,9 @@ func (s Settings) planJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 		p.WriteParticipant = true
 		p.UserRooms = userRooms
 		p.MarkLarge = s.MarksLarge(st.Entries, st.Policy)
+		if s.NearLarge(st.Entries, st.Policy) {
+			p.CheckLargeAt = s.largeRoomAt(st.Policy)
+		}
 	} else {
 		p.Participant = *st.Participant
 		if req.HasDisplayName && req.DisplayName != p.Participant.DisplayName {

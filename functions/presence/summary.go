@@ -77,6 +77,20 @@ func (s Settings) MarksLarge(entries int, p *Policy) bool {
 	return entries+1 >= t && entries+1 < t+ExactCapMargin
 }
 
+// NearLarge reports whether a join that adds an entry to a roster of
+// entries (as it read them) stays below the large-room threshold by fewer
+// than ExactCapMargin places: such a join counts the roster again after
+// its commit, and marks the room if it has reached the threshold
+// (JoinPlan.CheckLargeAt). Why: joins that race read the size before one
+// another's commits, so in a crowd arriving at once every one of them may
+// read a size below the threshold and none would mark the room; the last
+// of them to commit counts, after its commit, every entry committed before
+// it. Only joins this close count again, so no count is added to every join.
+func (s Settings) NearLarge(entries int, p *Policy) bool {
+	t := s.largeRoomAt(p)
+	return entries+1 < t && entries+1 >= t-ExactCapMargin
+}
+
 // SummaryDue reports whether a summary last refreshed at prev (zero:
 // never) may be refreshed at now.
 func SummaryDue(now, prev time.Time) bool {

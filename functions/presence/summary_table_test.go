@@ -29,6 +29,28 @@ func TestMarksLarge(t *testing.T) {
 	}
 }
 
+func TestNearLarge(t *testing.T) {
+	s := presence.DefaultSettings() // threshold 500
+	for name, tc := range map[string]struct {
+		entries int
+		policy  *presence.Policy
+		want    bool
+	}{
+		"far below":                  {499 - presence.ExactCapMargin - 1, nil, false},
+		"the nearest it counts from": {499 - presence.ExactCapMargin, nil, true},
+		"just below":                 {497, nil, true},
+		"the join that reaches it":   {499, nil, false}, // MarksLarge marks it
+		"a policy's threshold of 2":  {0, &presence.Policy{LargeRoomThreshold: 2}, true},
+		"above a policy's threshold": {2, &presence.Policy{LargeRoomThreshold: 2}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := s.NearLarge(tc.entries, tc.policy); got != tc.want {
+				t.Fatalf("NearLarge(%d) = %v, want %v", tc.entries, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestSummaryDue(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, tc := range map[string]struct {
