@@ -22,8 +22,9 @@ import (
 // process, through four stores on separate Firestore clients (four
 // instances as far as Firestore can tell): into one room that exists (a
 // call in progress), into one room that does not yet (the crowd creates
-// it, as the fleet's does), and spread over as many rooms as users (the
-// floor, which shares nothing). It tells what
+// it, as the fleet's does), into one room everyone has just left (the
+// crowd revives it from its grace), and spread over as many rooms as users
+// (the floor, which shares nothing). It tells what
 // the store's own transactions cost a crowd, without the HTTP servers,
 // token checks and scheduling of the fleet benchmark (scripts/bench
 // fleet), on a machine where the fleet saturates. `scripts/bench crowd`
@@ -42,12 +43,13 @@ func BenchmarkCrowd(b *testing.B) {
 		crowd = n
 	}
 	for _, c := range []struct {
-		name              string
-		oneRoom, existing bool
-	}{{"one-room", true, true}, {"one-new-room", true, false}, {"separate-rooms", false, false}} {
+		name    string
+		oneRoom bool
+		room    roomBefore
+	}{{"one-room", true, roomActive}, {"one-new-room", true, roomMissing}, {"one-room-in-grace", true, roomInGrace}, {"separate-rooms", false, roomMissing}} {
 		b.Run(c.name, func(b *testing.B) {
 			for range b.N {
-				joins, leaves := crowdOnce(b, crowd, c.oneRoom, c.existing)
+				joins, leaves := crowdOnce(b, crowd, c.oneRoom, c.room)
 				report(b, "join", joins)
 				report(b, "leave", leaves)
 			}
@@ -55,12 +57,21 @@ func BenchmarkCrowd(b *testing.B) {
 	}
 }
 
+// roomBefore is how the crowd finds its room.
+type roomBefore int
+
+const (
+	roomMissing roomBefore = iota // the crowd creates it
+	roomActive                    // a call in progress
+	roomInGrace                   // everyone left a moment ago: the crowd revives it
+)
+
 type outcome struct {
 	took time.Duration
 	err  error
 }
 
-func crowdOnce(b *testing.B, crowd int, oneRoom, existing bool) (joins, leaves []outcome) {
+func crowdOnce(b *testing.B, crowd int, oneRoom bool, before roomBefore) (joins, leaves []outcome) {
 	b.StopTimer()
 	client, project := emulatortest.Firestore(b)
 	settings := presence.DefaultSettings()
@@ -82,9 +93,15 @@ func crowdOnce(b *testing.B, crowd int, oneRoom, existing bool) (joins, leaves [
 		return fmt.Sprintf("crowd-%04d", i)
 	}
 	ctx := context.Background()
-	if existing { // as for a crowd joining a call in progress
-		if _, err := stores[0].Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "crowd", ParticipantID: "host", SessionID: "t"}}); err != nil {
+	if before != roomMissing {
+		host, err := stores[0].Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "crowd", ParticipantID: "host", SessionID: "t"}})
+		if err != nil {
 			b.Fatal(err)
+		}
+		if before == roomInGrace {
+			if _, err := stores[0].Leave(ctx, ref("crowd", "host", "t", host.Session.Generation)); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	refs := make([]presence.SessionRef, crowd)

@@ -116,6 +116,7 @@ func (s *Store) emptyRoom(ctx context.Context, src revisionSource, departedAt ti
 	s.pause(hookBeforeEmptinessWrite)
 	switch err := s.writeRoomAt(ctx, planned, version); status.Code(err) {
 	case codes.OK:
+		s.forgetActive(src.roomID) // this instance's next joins look first (roomlook.go)
 		return &planned, &planned, decided, nil
 	case codes.FailedPrecondition, codes.NotFound:
 		return nil, nil, decided, nil

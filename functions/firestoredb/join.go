@@ -94,6 +94,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 			}
 			break
 		}
+		s.forgetActive(req.RoomID)
 		if step == maxRoomSteps {
 			return res, presence.Errorf(presence.EUnavailable, "the room kept changing while joining; retry")
 		}
@@ -456,12 +457,13 @@ func (s *Store) deleteSessions(tx *txn, k presence.SessionKey, ids []string) err
 //   - the step is preceded by a look at the room outside any transaction,
 //     which takes no lock: a join that comes after the winner's commit sees
 //     the step made and goes straight back to its join;
-//   - the step's commit is attempted once: a commit aborted by contention
-//     is another join's step in progress, so the join looks again rather
-//     than retrying a write that can only lose (and holding, while it
-//     waits, the lock the winner and every reader need).
+//   - the step is one atomic batch, not a transaction, attempted once
+//     (stepInBatch): a batch that loses to another join's step fails at
+//     once, where a transaction's commit waits for the locks the winner and
+//     every reader hold (on the emulator, a crowd of 1 000 whose steps
+//     were single-attempt transactions never finished), and the join looks
+//     again rather than retrying a write that can only lose.
 func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersion time.Time) error {
-	roomRef := s.room(plan.Room.ID)
 	now, err := s.lookAtRoom(ctx, plan.Room.ID)
 	switch {
 	case err != nil:
@@ -472,40 +474,7 @@ func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersio
 		return nil // revived, moved or gone meanwhile
 	}
 	s.pause(hookBeforeRoomStep)
-	room, refresh := s.settings.ShardsExpiry(plan.Room)
-	if plan.RoomStep == presence.CreateRoom {
-		err = s.createRoom(ctx, room)
-	} else {
-		err = s.transact(ctx, "join: room lifecycle", func(tx *txn, now time.Time) error {
-			switch plan.RoomStep {
-			case presence.CreateRoom:
-				// The shards of an earlier lifetime went with its teardown
-				// (see TearDown), so this lifetime's revision starts at 0.
-				if err := tx.create(roomRef, roomToRecord(room)); err != nil {
-					return err
-				}
-			case presence.ReviveRoom:
-				if err := tx.update(roomRef, roomUpdates(room), firestore.LastUpdateTime(roomVersion)); err != nil {
-					return err
-				}
-				switch {
-				case refresh && room.RevisionOnEntries:
-					// Of the two documents refreshRevisionExpiry keeps, shard
-					// "0" is written below, with an expireAt of its own.
-					if err := tx.set(s.retiredRef(room.ID), map[string]any{FieldRoomID: room.ID, FieldExpireAt: room.RevisionExpireAt}, firestore.MergeAll); err != nil {
-						return err
-					}
-				case refresh:
-					if err := s.refreshShards(tx, room.ID, room.RevisionExpireAt); err != nil {
-						return err
-					}
-				}
-			}
-			return tx.set(s.revisionShards(plan.Room.ID).Doc("0"), map[string]any{
-				FieldRoomID: plan.Room.ID, FieldMayBeEmptyAt: now, FieldDepartedAt: now, FieldExpireAt: now.Add(s.settings.RecordHorizon),
-			}, firestore.MergeAll)
-		}, firestore.MaxAttempts(1))
-	}
+	err = s.stepInBatch(ctx, plan.RoomStep, roomVersion, plan.Room)
 	switch status.Code(err) {
 	case codes.AlreadyExists, codes.FailedPrecondition, codes.NotFound, codes.Aborted:
 		return nil
@@ -513,22 +482,46 @@ func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersio
 	return err
 }
 
-// createRoom creates room, and marks it for the sweeper's emptiness
-// re-check, in one atomic batch without a transaction (see stepRoom).
-func (s *Store) createRoom(ctx context.Context, room presence.Room) error {
+// stepInBatch makes step for room in one atomic batch, without a
+// transaction (see stepRoom): create the room only if it does not exist,
+// or revive it only if it is still at version (refreshing the expireAt of
+// what its revision keeps when due, see refreshRevisionExpiry); and mark it
+// for the sweeper's emptiness re-check. The shards of an earlier lifetime
+// went with its teardown (see TearDown), so a created lifetime's revision
+// starts at 0.
+func (s *Store) stepInBatch(ctx context.Context, step presence.RoomStep, version time.Time, room presence.Room) error {
 	now := s.now()
+	room, refresh := s.settings.ShardsExpiry(room)
 	// WriteBatch is deprecated for transactions and BulkWriter, but it is
 	// the one atomic commit of several documents that does not wait for
 	// locks: a transaction's commit would queue (stepRoom), and BulkWriter
 	// is not atomic.
 	batch := s.client.Batch()
-	batch.Create(s.room(room.ID), roomToRecord(room))
+	writes := 2
+	if step == presence.CreateRoom {
+		batch.Create(s.room(room.ID), roomToRecord(room))
+	} else {
+		batch.Update(s.room(room.ID), roomUpdates(room), firestore.LastUpdateTime(version))
+		var refs []*firestore.DocumentRef
+		switch {
+		case refresh && room.RevisionOnEntries:
+			// Of the two documents refreshRevisionExpiry keeps, shard "0"
+			// is written below, with an expireAt of its own.
+			refs = []*firestore.DocumentRef{s.retiredRef(room.ID)}
+		case refresh:
+			refs = s.shardsAndRetired(room.ID)
+		}
+		for _, ref := range refs {
+			batch.Set(ref, map[string]any{FieldRoomID: room.ID, FieldExpireAt: room.RevisionExpireAt}, firestore.MergeAll)
+		}
+		writes += len(refs)
+	}
 	batch.Set(s.revisionShards(room.ID).Doc("0"), map[string]any{
 		FieldRoomID: room.ID, FieldMayBeEmptyAt: now, FieldDepartedAt: now, FieldExpireAt: now.Add(s.settings.RecordHorizon),
 	}, firestore.MergeAll)
 	_, err := batch.Commit(ctx)
 	if err == nil {
-		s.ops.write(2)
+		s.ops.write(writes)
 	}
 	return err
 }

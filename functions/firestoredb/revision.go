@@ -146,16 +146,22 @@ func (s *Store) changeFields(now time.Time, roomID string) map[string]any {
 // expireAt (and roomId) to expireAt, and the retired count's. A shard that
 // does not exist yet is created without changes, which counts as zero.
 func (s *Store) refreshShards(tx *txn, roomID string, expireAt time.Time) error {
-	refs := []*firestore.DocumentRef{s.retiredRef(roomID)}
-	for k := range s.settings.RevisionShards {
-		refs = append(refs, s.revisionShards(roomID).Doc(strconv.Itoa(k)))
-	}
-	for _, ref := range refs {
+	for _, ref := range s.shardsAndRetired(roomID) {
 		if err := tx.set(ref, map[string]any{FieldRoomID: roomID, FieldExpireAt: expireAt}, firestore.MergeAll); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// shardsAndRetired names every revision shard of roomID and its retired
+// count.
+func (s *Store) shardsAndRetired(roomID string) []*firestore.DocumentRef {
+	refs := []*firestore.DocumentRef{s.retiredRef(roomID)}
+	for k := range s.settings.RevisionShards {
+		refs = append(refs, s.revisionShards(roomID).Doc(strconv.Itoa(k)))
+	}
+	return refs
 }
 
 // changedEntry is the record of entry p after a visible change of it: it

@@ -82,3 +82,11 @@ func (s *Store) lookAtRoom(ctx context.Context, roomID string) (roomLook, error)
 func (s *Store) sawActive(roomID string) {
 	s.activeRooms.Put(roomID, s.now())
 }
+
+// forgetActive makes this instance look at roomID again before its next
+// join: the room was found, or made, not active (a join that found it so,
+// a departure that emptied it). Joins already past their look still read
+// it in their transactions, as any join whose instance's memo is wrong.
+func (s *Store) forgetActive(roomID string) {
+	s.activeRooms.Put(roomID, time.Time{})
+}
