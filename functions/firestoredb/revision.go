@@ -189,12 +189,13 @@ func (s *Store) readRevision(ctx context.Context, src revisionSource, tx *txn) (
 // many entries the room has (live or awaiting expiry), exact at the cap
 // (see above): the shards' sum beside the transaction, and, near the cap,
 // every shard read in tx. A room whose entries were not all counted on its
-// shards (created before they were), and a room that keeps its revision on
-// its entries (entryrevision.go), is counted with count():
-// beside the transaction, and again in it near the cap (a transactional
-// query locks the range it read, so joins near the cap take turns).
+// shards (created before they were) is counted with count(): beside the
+// transaction, and again in it near the cap (a transactional query locks
+// the range it read, so joins near the cap take turns). For the older rooms
+// only: a room that keeps its revision on its entries is counted by the
+// join's snapshot (joinCounts).
 func (s *Store) joinRosterSize(ctx context.Context, tx *txn, room presence.Room, p *presence.Policy) (int, error) {
-	if !room.EntriesCounted || room.RevisionOnEntries {
+	if !room.EntriesCounted {
 		n, err := s.countIndex(ctx, room.ID, nil)
 		if err != nil || !s.settings.CountExactly(n, p) {
 			return n, err
