@@ -68,9 +68,14 @@ func (s *Store) RevisionForTest(ctx context.Context, roomID string) (int64, int,
 	return s.roomCounts(ctx, *room, nil)
 }
 
-// SetBetweenRevisionSums sets a hook between the two sums of a revision
-// read in a room that keeps its revision on its entries.
-func (s *Store) SetBetweenRevisionSums(f func()) { s.setHook(hookBetweenRevisionSums, f) }
+// SetRevisionSumHooks sets hooks in a revision read of a room that keeps
+// its revision on its entries, which sends its two sums at once: after
+// runs once the entries' sum has answered, before just before the records'
+// sum is sent.
+func (s *Store) SetRevisionSumHooks(after, before func()) {
+	s.setHook(hookAfterEntriesSum, after)
+	s.setHook(hookBeforeRecordsSum, before)
+}
 
 // SetBeforeRoomStep sets a hook in a join's lifecycle step, after its look
 // at the room and before its write.

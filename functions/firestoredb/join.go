@@ -70,7 +70,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	}
 	for step := 0; ; step++ {
 		began := time.Now()
-		plan, version, err := s.joinOnce(ctx, req, &src, &before, look)
+		plan, version, err := s.planOrJoin(ctx, req, &src, &before, look)
 		steptime.Since(ctx, stepJoinTxn, began)
 		look = nil
 		if err != nil {
@@ -115,6 +115,26 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	return res, nil
 }
 
+// planOrJoin is step 1, or, for a room looked at and found missing or not
+// active, its plan from a read outside any transaction (planFromLook),
+// with the look's version: that plan is only ever a lifecycle step or a
+// refusal.
+func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook) (presence.JoinPlan, time.Time, error) {
+	if look != nil {
+		plan, ok, err := s.planFromLook(ctx, req, look)
+		switch {
+		case err != nil:
+			return plan, look.version, err
+		case ok && plan.RoomStep == presence.NoRoomStep:
+			// Unreachable: a room that is not active plans only its step.
+			return plan, look.version, fmt.Errorf("join: a plan that writes, from a room read outside any transaction")
+		case ok:
+			return plan, look.version, nil
+		}
+	}
+	return s.joinOnce(ctx, req, src, before, look)
+}
+
 // joinOnce is step 1: it returns the plan it applied and the session's
 // update time as written (for its lease token), or, when the room needs a
 // lifecycle step first, that step and the room's update time as read (zero
@@ -146,36 +166,41 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		if look != nil {
 			snaps = append([]*firestore.DocumentSnapshot{nil}, snaps...)
 		}
-		st, err := s.readJoinState(ctx, tx, now, req, snaps, look)
+		var room *presence.Room
+		if look != nil {
+			room = look.room
+		} else if room, err = decodeRoom(snaps[0], req.RoomID); err != nil {
+			return err
+		}
+		active := room != nil && room.State == presence.StateActive
+		if room != nil {
+			*src = roomRevision(*room)
+		}
+		// The snapshot of size and revision (joinCounts) reads nothing this
+		// transaction writes or decides on before it, so it runs beside the
+		// reads that follow instead of after them; it is waited for before
+		// anything is decided, and on every return.
+		var counts *pendingCounts
+		if active && src.onEntries() {
+			counts = s.startEntrySnapshot(ctx, *src)
+			defer counts.wait()
+		}
+		st, err := s.readJoinState(ctx, tx, now, req, snaps, room)
 		if err != nil {
 			return err
 		}
-		if st.Room != nil {
-			*src = roomRevision(*st.Room)
-		}
 		var left *presence.Departure
 		if st.Participant == nil {
-			// The join would add an entry: the rooms cap needs the user's
-			// document, locked by this read, so that two such joins of one
-			// user (each writes it) take turns.
-			if err := s.readUserRooms(tx, req, &st); err != nil {
-				return err
-			}
-			// And the user's departure record, whose changes the new
-			// entry takes over (revision.go): locked by this read, so that
-			// the sweeper's fold of it (fold.go) and this join take turns.
-			if left, err = s.readDepartureRecord(tx, req.RoomID, req.ParticipantID); err != nil {
+			if left, err = s.readNewUserDocs(tx, req, &st); err != nil {
 				return err
 			}
 		}
 		*before = nil
-		switch active := st.Room != nil && st.Room.State == presence.StateActive; {
-		case active && src.onEntries():
-			began := time.Now()
-			if *before, err = s.joinCounts(ctx, tx, req, &st); err != nil {
+		switch {
+		case counts != nil:
+			if *before, err = s.joinCounts(ctx, tx, req, &st, counts); err != nil {
 				return err
 			}
-			steptime.Since(ctx, stepJoinSize, began)
 		case active && st.Participant == nil:
 			// A new user in an older room: the cap needs the roster's
 			// size, read from the revision shards (revision.go:
@@ -246,28 +271,28 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 	return plan, roomVersion, err
 }
 
-// joinCounts reads, for a join into an active room that keeps its revision
-// on its entries, the room's revision and size at one snapshot beside the
-// join's transaction (entrySnapshot), and sets st.Entries for a new user.
-// It returns the revision.
+// joinCounts takes, for a join into an active room that keeps its
+// revision on its entries, the room's revision and size from one snapshot
+// read beside the join's transaction (counts, begun by startEntrySnapshot),
+// and sets st.Entries for a new user. It returns the revision.
 //
 // Why the reply may be that revision plus the join's change: the snapshot
 // is taken after the request arrived, so it is at least every revision a
 // client could have seen before asking; and the join's change commits after
-// it, on top of every change committed by then (the revision never goes
-// down within a lifetime: changes only move between documents), so the
-// revision right after the join is at least the snapshot's plus one. A
-// reply of exactly that is a revision that counts the join and is never
-// above what listeners see after it. One snapshot instead of a count() for
-// the cap and a second read of both sums after the commit: the roster is
-// aggregated once per join.
+// it (the join waits for the snapshot before it decides), on top of every
+// change committed by then (the revision never goes down within a lifetime:
+// changes only move between documents), so the revision right after the
+// join is at least the snapshot's plus one. A reply of exactly that is a
+// revision that counts the join and is never above what listeners see
+// after it. One snapshot instead of a count() for the cap and a second read
+// of both sums after the commit: the roster is aggregated once per join.
 //
 // The snapshot's count is of this lifetime's entries, and serves only to
 // judge "far from the cap". Within ExactCapMargin of it, the join counts
 // every entry again inside its transaction (countIndex), which locks the
 // roster's range (TestJoin_CapRace).
-func (s *Store) joinCounts(ctx context.Context, tx *txn, req presence.JoinRequest, st *presence.JoinState) (*int64, error) {
-	rev, n, err := s.entrySnapshot(ctx, roomRevision(*st.Room))
+func (s *Store) joinCounts(ctx context.Context, tx *txn, req presence.JoinRequest, st *presence.JoinState, counts *pendingCounts) (*int64, error) {
+	rev, n, err := counts.wait()
 	if err != nil {
 		return nil, err
 	}
@@ -282,14 +307,39 @@ func (s *Store) joinCounts(ctx context.Context, tx *txn, req presence.JoinReques
 	return &rev, nil
 }
 
-func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req presence.JoinRequest, snaps []*firestore.DocumentSnapshot, look *roomLook) (presence.JoinState, error) {
-	var st presence.JoinState
+// pendingCounts is an entry snapshot under way (startEntrySnapshot).
+type pendingCounts struct {
+	done     chan struct{}
+	revision int64
+	entries  int
+	err      error
+}
+
+// startEntrySnapshot begins entrySnapshot for src in the background, timed
+// as the join's size step.
+func (s *Store) startEntrySnapshot(ctx context.Context, src revisionSource) *pendingCounts {
+	c := &pendingCounts{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		began := time.Now()
+		c.revision, c.entries, c.err = s.entrySnapshot(ctx, src)
+		steptime.Since(ctx, stepJoinSize, began)
+	}()
+	return c
+}
+
+// wait returns the snapshot once it has been read; it may be called again.
+func (c *pendingCounts) wait() (int64, int, error) {
+	<-c.done
+	return c.revision, c.entries, c.err
+}
+
+// readJoinState decodes what the join's transaction read (snaps: the room,
+// taken as room, its entry, policy and session) and, for a user already
+// listed, the user's sessions.
+func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req presence.JoinRequest, snaps []*firestore.DocumentSnapshot, room *presence.Room) (presence.JoinState, error) {
+	st := presence.JoinState{Room: room}
 	var err error
-	if look != nil {
-		st.Room = look.room
-	} else if st.Room, err = decodeRoom(snaps[0], req.RoomID); err != nil {
-		return st, err
-	}
 	if st.Participant, err = decodeParticipant(snaps[1], req.RoomID, req.ParticipantID); err != nil {
 		return st, err
 	}
@@ -310,35 +360,46 @@ func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req p
 	return st, err
 }
 
-// readUserRooms reads, for a join that would add a roster entry, the user's
-// per-user document and, when the rooms it lists reach the cap, the user's
-// entries in those rooms: one read, plus one per listed room at the cap.
-// Departures never write the document, so only these reads tell which of
-// its rooms the user has since left.
-func (s *Store) readUserRooms(tx *txn, req presence.JoinRequest, st *presence.JoinState) error {
-	snaps, err := tx.getAll(s.userRooms(req.ParticipantID))
+// readNewUserDocs reads, in one round trip, the two documents of the user
+// that a join adding a roster entry decides on, and returns the departure
+// record:
+//   - the user's per-user document, for the rooms cap: locked by this read,
+//     so that two such joins of one user (each writes it) take turns. When
+//     the rooms it lists reach the cap, the user's entries in those rooms are
+//     read too (one read per listed room): departures never write the
+//     document, so only these reads tell which of its rooms the user has
+//     since left;
+//   - the user's departure record, whose changes the new entry takes over
+//     (revision.go): locked by this read, so that the sweeper's fold of it
+//     (fold.go) and this join take turns.
+func (s *Store) readNewUserDocs(tx *txn, req presence.JoinRequest, st *presence.JoinState) (*presence.Departure, error) {
+	snaps, err := tx.getAll(s.userRooms(req.ParticipantID), s.departureRef(req.RoomID, req.ParticipantID))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if st.UserRooms, err = decodeUserRooms(snaps[0]); err != nil {
-		return err
+		return nil, err
+	}
+	left, err := decodeDeparture(snaps[1])
+	if err != nil {
+		return nil, err
 	}
 	check := s.settings.RoomsToCheck(st.UserRooms, req.RoomID)
 	if len(check) == 0 {
-		return nil
+		return left, nil
 	}
 	refs := make([]*firestore.DocumentRef, len(check))
 	for i, roomID := range check {
 		refs[i] = s.participant(roomID, req.ParticipantID)
 	}
 	if snaps, err = tx.getAll(refs...); err != nil {
-		return err
+		return nil, err
 	}
 	st.CheckedRooms = make(map[string]bool, len(check))
 	for i, roomID := range check {
 		st.CheckedRooms[roomID] = snaps[i].Exists()
 	}
-	return nil
+	return left, nil
 }
 
 // userSessions returns all of one user's session documents in a room: a
@@ -406,15 +467,6 @@ func (s *Store) userSessions(ctx context.Context, tx *txn, now time.Time, k pres
 	return out, ownSession, nil
 }
 
-// readDepartureRecord reads uid's departure record in roomID, in tx.
-func (s *Store) readDepartureRecord(tx *txn, roomID, uid string) (*presence.Departure, error) {
-	snaps, err := tx.getAll(s.departureRef(roomID, uid))
-	if err != nil {
-		return nil, err
-	}
-	return decodeDeparture(snaps[0])
-}
-
 // takeOver is the entry plan writes: for a new entry, stamped with the
 // room's lifetime and carrying the changes of the user's departure record
 // of the same lifetime, if any (a record of an earlier lifetime counted in
@@ -462,8 +514,27 @@ func (s *Store) deleteSessions(tx *txn, k presence.SessionKey, ids []string) err
 //     once, where a transaction's commit waits for the locks the winner and
 //     every reader hold (on the emulator, a crowd of 1 000 whose steps
 //     were single-attempt transactions never finished), and the join looks
-//     again rather than retrying a write that can only lose.
+//     again rather than retrying a write that can only lose;
+//   - an instance's joins that want the same step of the same room at once
+//     share one attempt (roomSteps): each doomed write of the room is a
+//     write lock the joins already reading it in their transactions collide
+//     with, and a crowd made ~1 000 of them where a fleet needs one per
+//     instance. Sharing is only for speed: every join reads the room in its
+//     own transaction afterwards, whoever made the step.
 func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersion time.Time) error {
+	key := fmt.Sprintf("%s/%d/%d", plan.Room.ID, plan.RoomStep, roomVersion.UnixNano())
+	_, err := s.roomSteps.Once(key, func() (struct{}, error) {
+		// Not the first caller's deadline: the others wait on this one too.
+		stepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
+		defer cancel()
+		return struct{}{}, s.stepRoomOnce(stepCtx, plan, roomVersion)
+	})
+	return err
+}
+
+// stepRoomOnce is stepRoom's look and write, made by one of the joins that
+// share it.
+func (s *Store) stepRoomOnce(ctx context.Context, plan presence.JoinPlan, roomVersion time.Time) error {
 	now, err := s.lookAtRoom(ctx, plan.Room.ID)
 	switch {
 	case err != nil:

@@ -46,6 +46,13 @@ func (s *Store) queryAll(ctx context.Context, q firestore.Query) ([]*firestore.D
 	return snaps, err
 }
 
+// getAll reads refs in one round trip, outside any transaction.
+func (s *Store) getAll(ctx context.Context, refs ...*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error) {
+	snaps, err := s.client.GetAll(ctx, refs)
+	s.ops.read(len(refs))
+	return snaps, err
+}
+
 func (s *Store) getDoc(ctx context.Context, ref *firestore.DocumentRef) (*firestore.DocumentSnapshot, error) {
 	snap, err := ref.Get(ctx)
 	s.ops.read(1)

@@ -1,6 +1,7 @@
 package firestoredb_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/roomlease/roomlease/functions/presence"
@@ -26,14 +27,20 @@ func TestJoin_TheReplysRevisionIsOneSnapshot(t *testing.T) {
 	}
 	before := mustRevision(t, f, room)
 
-	paused, resume := make(chan struct{}), make(chan struct{})
-	once := false
-	f.other.SetBetweenRevisionSums(func() {
-		if !once {
-			once = true
+	// The join sends its two sums at once; the hooks hold the records' sum
+	// back until the entries' sum has answered and alice's leave has moved
+	// her changes from her entry to her record: read apart, the reply
+	// would count them twice.
+	paused, resume, entriesRead := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var afterOnce, beforeOnce sync.Once
+	f.other.SetRevisionSumHooks(func() {
+		afterOnce.Do(func() { close(entriesRead) })
+	}, func() {
+		beforeOnce.Do(func() {
+			<-entriesRead
 			close(paused)
 			<-resume
-		}
+		})
 	})
 	replies := make(chan presence.JoinResult, 1)
 	errs := make(chan error, 1)

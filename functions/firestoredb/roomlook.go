@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"cloud.google.com/go/firestore"
+
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
@@ -18,14 +20,18 @@ import (
 // against one-room). So a join whose instance has not seen the room active
 // lately looks at it first, outside any transaction (no lock), and when it
 // is missing or in its grace:
-//   - the join's first transaction does not read the room: it only decides
-//     the per-user caps (a refused join must not even create the room) and
+//   - the join plans its step from one read of the user's documents,
+//     outside any transaction too (planFromLook): it only decides the
+//     per-user caps (a refused join must not even create the room) and
 //     writes nothing, which is all it may do with a room that is not active
 //     (presence.Settings plans nothing but the lifecycle step for such a
-//     room). What it reads of the room counts for nothing else: the step
-//     is a conditional write (create only if absent, revive only at the
-//     version looked at), and the join that follows reads the room in its
-//     transaction as always;
+//     room). Nothing it read is relied on afterwards: the step is a
+//     conditional write (create only if absent, revive only at the version
+//     looked at), and the join that follows reads the room and the user's
+//     documents in its transaction and decides again, as always. A
+//     transaction here would hold its locks only until its empty commit,
+//     before the step, so it would promise nothing more, and it cost every
+//     join of a crowd two more round trips and a queue on the user's locks;
 //   - the lifecycle step is one atomic batch written once, without a
 //     transaction (stepRoom): a batch that loses to another join's step
 //     fails at once, where a transaction's commit would wait.
@@ -89,4 +95,51 @@ func (s *Store) sawActive(roomID string) {
 // it in their transactions, as any join whose instance's memo is wrong.
 func (s *Store) forgetActive(roomID string) {
 	s.activeRooms.Put(roomID, time.Time{})
+}
+
+// planFromLook plans a join into a room looked at (missing or not active),
+// from one read of the user's documents outside any transaction (see
+// above): the lifecycle step to make, or the refusal at a per-user cap. A
+// refusal is true of the moment of that read, and writes nothing. It
+// returns ok false for a user already listed in the room, whose sessions
+// must be read in a transaction (readJoinState): joinOnce plans that rare
+// case instead.
+func (s *Store) planFromLook(ctx context.Context, req presence.JoinRequest, look *roomLook) (plan presence.JoinPlan, ok bool, err error) {
+	snaps, err := s.getAll(ctx, s.participant(req.RoomID, req.ParticipantID), s.policy(req.RoomID), s.session(req.SessionKey),
+		s.userRooms(req.ParticipantID))
+	if err != nil {
+		return plan, false, storeError("join: reading the user's documents", err)
+	}
+	if snaps[0].Exists() {
+		return plan, false, nil
+	}
+	st := presence.JoinState{Room: look.room}
+	if st.Policy, err = decodePolicy(snaps[1]); err != nil {
+		return plan, false, err
+	}
+	own, err := decodeSession(snaps[2])
+	if err != nil {
+		return plan, false, err
+	}
+	if own != nil {
+		st.Sessions = []presence.Session{*own}
+	}
+	if st.UserRooms, err = decodeUserRooms(snaps[3]); err != nil {
+		return plan, false, err
+	}
+	if check := s.settings.RoomsToCheck(st.UserRooms, req.RoomID); len(check) > 0 {
+		refs := make([]*firestore.DocumentRef, len(check))
+		for i, roomID := range check {
+			refs[i] = s.participant(roomID, req.ParticipantID)
+		}
+		if snaps, err = s.getAll(ctx, refs...); err != nil {
+			return plan, false, storeError("join: reading the user's rooms", err)
+		}
+		st.CheckedRooms = make(map[string]bool, len(check))
+		for i, roomID := range check {
+			st.CheckedRooms[roomID] = snaps[i].Exists()
+		}
+	}
+	plan, err = s.planJoin(s.now(), st, req)
+	return plan, err == nil, err
 }

@@ -34,6 +34,9 @@ type Store struct {
 	// look at, and share the looks it makes (roomlook.go).
 	activeRooms *memo.Cache[time.Time]
 	roomLooks   *memo.Cache[roomLook]
+	// roomSteps shares one lifecycle step of a room among this instance's
+	// joins that want it at once (stepRoom).
+	roomSteps *memo.Cache[struct{}]
 	// tokens signs and checks lease tokens (fenced.go); nil: none issued.
 	tokens *leasetoken.Signer
 	// publisher publishes committed events (outbox.go); nil: events off.
@@ -83,10 +86,12 @@ const (
 	// records (fold.go), before its reads, and after them before its writes.
 	hookBeforeFoldReads hookPoint = "before-fold-reads"
 	hookAfterFoldReads  hookPoint = "after-fold-reads"
-	// hookBetweenRevisionSums: in a revision read of a room that keeps it
-	// on its entries (entryrevision.go), between the entries' sum and the
-	// records'.
-	hookBetweenRevisionSums hookPoint = "between-revision-sums"
+	// hookAfterEntriesSum and hookBeforeRecordsSum: in a revision read of a
+	// room that keeps it on its entries (entryrevision.go), which sends its
+	// two sums at once: after the entries' sum has answered, and before the
+	// records' sum is sent.
+	hookAfterEntriesSum  hookPoint = "after-entries-sum"
+	hookBeforeRecordsSum hookPoint = "before-records-sum"
 	// hookBeforeRoomStep: in a join's lifecycle step (stepRoom), after its
 	// look at the room, before its write.
 	hookBeforeRoomStep hookPoint = "before-room-step"
@@ -102,7 +107,7 @@ func (s *Store) pause(at hookPoint) {
 // time.Now, tests pass a clock they advance.
 func New(client *firestore.Client, settings presence.Settings, now func() time.Time) *Store {
 	return &Store{client: client, settings: settings, now: now, policies: memo.New[cachedPolicy](maxCachedPolicies),
-		activeRooms: memo.New[time.Time](maxLookedRooms), roomLooks: memo.New[roomLook](1)}
+		activeRooms: memo.New[time.Time](maxLookedRooms), roomLooks: memo.New[roomLook](1), roomSteps: memo.New[struct{}](1)}
 }
 
 func (s *Store) room(id string) *firestore.DocumentRef {
