@@ -176,10 +176,10 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		if room != nil {
 			*src = roomRevision(*room)
 		}
-		// The snapshot of size and revision (joinCounts) reads nothing this
-		// transaction writes or decides on before it, so it runs beside the
-		// reads that follow instead of after them; it is waited for before
-		// anything is decided, and on every return.
+		// The snapshot of size and revision (joinCounts) is a read-only
+		// transaction of its own, so it runs beside the reads that follow
+		// instead of after them; it is waited for before anything is
+		// decided, and on every return.
 		var counts *pendingCounts
 		if active && src.onEntries() {
 			counts = s.startEntrySnapshot(ctx, *src)
@@ -384,22 +384,30 @@ func (s *Store) readNewUserDocs(tx *txn, req presence.JoinRequest, st *presence.
 	if err != nil {
 		return nil, err
 	}
+	return left, s.checkUserRooms(req, st, tx.getAll)
+}
+
+// checkUserRooms reads, when the rooms st.UserRooms lists reach the cap,
+// the user's entries in those rooms with read (in a transaction or not),
+// and records which are still there in st.CheckedRooms.
+func (s *Store) checkUserRooms(req presence.JoinRequest, st *presence.JoinState, read func(...*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error)) error {
 	check := s.settings.RoomsToCheck(st.UserRooms, req.RoomID)
 	if len(check) == 0 {
-		return left, nil
+		return nil
 	}
 	refs := make([]*firestore.DocumentRef, len(check))
 	for i, roomID := range check {
 		refs[i] = s.participant(roomID, req.ParticipantID)
 	}
-	if snaps, err = tx.getAll(refs...); err != nil {
-		return nil, err
+	snaps, err := read(refs...)
+	if err != nil {
+		return err
 	}
 	st.CheckedRooms = make(map[string]bool, len(check))
 	for i, roomID := range check {
 		st.CheckedRooms[roomID] = snaps[i].Exists()
 	}
-	return left, nil
+	return nil
 }
 
 // userSessions returns all of one user's session documents in a room: a

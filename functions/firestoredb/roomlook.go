@@ -127,18 +127,11 @@ func (s *Store) planFromLook(ctx context.Context, req presence.JoinRequest, look
 	if st.UserRooms, err = decodeUserRooms(snaps[3]); err != nil {
 		return plan, false, err
 	}
-	if check := s.settings.RoomsToCheck(st.UserRooms, req.RoomID); len(check) > 0 {
-		refs := make([]*firestore.DocumentRef, len(check))
-		for i, roomID := range check {
-			refs[i] = s.participant(roomID, req.ParticipantID)
-		}
-		if snaps, err = s.getAll(ctx, refs...); err != nil {
-			return plan, false, storeError("join: reading the user's rooms", err)
-		}
-		st.CheckedRooms = make(map[string]bool, len(check))
-		for i, roomID := range check {
-			st.CheckedRooms[roomID] = snaps[i].Exists()
-		}
+	read := func(refs ...*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error) {
+		return s.getAll(ctx, refs...)
+	}
+	if err := s.checkUserRooms(req, &st, read); err != nil {
+		return plan, false, storeError("join: reading the user's rooms", err)
 	}
 	plan, err = s.planJoin(s.now(), st, req)
 	return plan, err == nil, err
