@@ -317,15 +317,42 @@ type pendingCounts struct {
 
 // startEntrySnapshot begins entrySnapshot for src in the background, timed
 // as the join's size step.
+//
+// An instance's joins into one room share snapshots (entrySnapshots), but
+// only one begun after the join arrived: that is all joinCounts's argument
+// asks of the snapshot, and a shared one begun later is as good as the
+// join's own. Without sharing, a crowd of N aggregated a roster of up to N
+// entries N times, O(N²) index entries, which on the emulator took most of
+// both cores; now each instance aggregates about once per snapshot's
+// length whatever the crowd. The sharing only makes an instance cheaper:
+// every instance still takes its own snapshots.
 func (s *Store) startEntrySnapshot(ctx context.Context, src revisionSource) *pendingCounts {
 	c := &pendingCounts{done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		began := time.Now()
-		c.revision, c.entries, c.err = s.entrySnapshot(ctx, src)
+		key := fmt.Sprintf("%s/%d", src.roomID, src.lifetime.UnixNano())
+		var t entryTotals
+		t, c.err = s.entrySnapshots.Do(ctx, key, func() (entryTotals, error) {
+			// Not this join's deadline: the others wait on the call too.
+			readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
+			defer cancel()
+			var t entryTotals
+			var err error
+			t.revision, t.entries, err = s.entrySnapshot(readCtx, src)
+			return t, err
+		})
+		c.revision, c.entries = t.revision, t.entries
 		steptime.Since(ctx, stepJoinSize, began)
 	}()
 	return c
+}
+
+// entryTotals is what one entry snapshot reads: the revision and the
+// number of entries.
+type entryTotals struct {
+	revision int64
+	entries  int
 }
 
 // wait returns the snapshot once it has been read; it may be called again.

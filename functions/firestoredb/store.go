@@ -37,6 +37,10 @@ type Store struct {
 	// roomSteps shares one lifecycle step of a room among this instance's
 	// joins that want it at once (stepRoom).
 	roomSteps *memo.Cache[struct{}]
+	// entrySnapshots shares a room's size-and-revision snapshot among this
+	// instance's joins that wait for one begun after they arrived
+	// (startEntrySnapshot).
+	entrySnapshots memo.Next[entryTotals]
 	// tokens signs and checks lease tokens (fenced.go); nil: none issued.
 	tokens *leasetoken.Signer
 	// publisher publishes committed events (outbox.go); nil: events off.

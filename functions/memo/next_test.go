@@ -1,0 +1,110 @@
+package memo_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/memo"
+)
+
+// The promise Next exists for: a caller that arrives while a call is in
+// flight never gets that call's answer, which may have been read before it
+// asked. The callers that arrived meanwhile share the next call instead.
+func TestNext_CallersArrivingDuringACallShareTheNextOne(t *testing.T) {
+	var n memo.Next[int]
+	ctx := context.Background()
+	var mu sync.Mutex
+	calls := 0
+	release := make(chan struct{})
+	fetch := func() (int, error) {
+		mu.Lock()
+		calls++
+		call := calls
+		mu.Unlock()
+		if call == 1 {
+			<-release
+		}
+		return call, nil
+	}
+	first := make(chan int)
+	go func() {
+		v, _ := n.Do(ctx, "room", fetch)
+		first <- v
+	}()
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return calls == 1 })
+
+	later := make(chan int, 2)
+	for range 2 {
+		go func() {
+			v, _ := n.Do(ctx, "room", fetch)
+			later <- v
+		}()
+	}
+	waitFor(t, func() bool { return n.Waiting("room") == 2 })
+	close(release)
+
+	if v := <-first; v != 1 {
+		t.Errorf("the first caller got call %d, want its own (1)", v)
+	}
+	for range 2 {
+		if v := <-later; v != 2 {
+			t.Errorf("a later caller got call %d, want 2: one begun after it asked", v)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 2 {
+		t.Errorf("%d calls for three callers, want 2", calls)
+	}
+}
+
+// Keys do not wait for each other, and a lone caller's call starts at once.
+func TestNext_KeysAreIndependentAndErrorsPassThrough(t *testing.T) {
+	var n memo.Next[int]
+	ctx := context.Background()
+	block := make(chan struct{})
+	go n.Do(ctx, "a", func() (int, error) { <-block; return 0, nil })
+	defer close(block)
+	v, err := n.Do(ctx, "b", func() (int, error) { return 7, nil })
+	if v != 7 || err != nil {
+		t.Fatalf("Do(b) = %d, %v while a is in flight; want 7, nil", v, err)
+	}
+	down := errors.New("down")
+	if _, err := n.Do(ctx, "c", func() (int, error) { return 0, down }); !errors.Is(err, down) {
+		t.Errorf("Do(c) error = %v, want the call's error", err)
+	}
+}
+
+// A caller that gives up stops waiting; the call it asked for still runs
+// for the others.
+func TestNext_ACallerStopsWaitingWhenItsContextEnds(t *testing.T) {
+	var n memo.Next[int]
+	release := make(chan struct{})
+	ran := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := n.Do(ctx, "k", func() (int, error) { close(ran); <-release; return 1, nil })
+		done <- err
+	}()
+	<-ran
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Do returned %v after its context ended, want context.Canceled", err)
+	}
+	close(release)
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached within 5 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
