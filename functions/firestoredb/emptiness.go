@@ -51,7 +51,7 @@ const maxEmptinessRounds = 5
 //
 // No transaction holds a lock here, so a crowd's last departures do not
 // wait for each other. src names the room and where it keeps its size
-// (countEntries), as the departed entry told.
+// (rosterOccupied), as the departed entry told.
 func (s *Store) settleEmptiness(ctx context.Context, src revisionSource, departedAt time.Time) (*presence.Room, presence.Emptiness, error) {
 	var written *presence.Room // set once step 2 has written the room
 	var decided presence.Emptiness
@@ -76,7 +76,7 @@ func (s *Store) settleEmptiness(ctx context.Context, src revisionSource, departe
 		if room == nil || room.State != presence.StateSuspectedEmpty {
 			return room, presence.StillOccupied, nil // a join revived it, or it is gone
 		}
-		entries, err := s.countEntries(ctx, src)
+		entries, err := s.rosterOccupied(ctx, src)
 		if err != nil || entries == 0 {
 			return room, decided, storeError("checking for an empty room", err)
 		}
@@ -101,7 +101,7 @@ func (s *Store) settleEmptiness(ctx context.Context, src revisionSource, departe
 func (s *Store) emptyRoom(ctx context.Context, src revisionSource, departedAt time.Time) (room, next *presence.Room, decided presence.Emptiness, err error) {
 	// The count first: in a crowd leaving, all but the last few departures
 	// stop here, at one read.
-	entries, err := s.countEntries(ctx, src)
+	entries, err := s.rosterOccupied(ctx, src)
 	if err != nil || entries > 0 {
 		return nil, nil, presence.StillOccupied, storeError("checking for an empty room", err)
 	}
