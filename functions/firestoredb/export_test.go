@@ -80,3 +80,7 @@ func (s *Store) SetRevisionSumHooks(after, before func()) {
 // SetBeforeRoomStep sets a hook in a join's lifecycle step, after its look
 // at the room and before its write.
 func (s *Store) SetBeforeRoomStep(f func()) { s.setHook(hookBeforeRoomStep, f) }
+
+// RememberRoomActive makes this instance's memo say it saw roomID active
+// just now, whatever happened to the room since (roomlook.go).
+func (s *Store) RememberRoomActive(roomID string) { s.sawActive(roomID) }

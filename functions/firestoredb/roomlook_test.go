@@ -82,3 +82,60 @@ func TestJoin_TheLookCostsAReadOnlyWhereTheRoomIsNew(t *testing.T) {
 		t.Fatalf("a join a minute later cost %+v, want one read more than %+v", later, seen)
 	}
 }
+
+// An instance whose memo says a room is active (roomlook.go) while another
+// instance has emptied it into its grace, or torn it down. The memo only
+// spares the look: the join's transaction reads the room, finds it not
+// active, plans the lifecycle step and makes it, so the user ends up in an
+// active room of the right lifetime, alone and counted once.
+func TestJoin_AStaleMemoOfAnActiveRoom(t *testing.T) {
+	for _, gone := range []string{"in its grace", "torn down"} {
+		t.Run(gone, func(t *testing.T) {
+			f := MustOpenStore(t)
+			room := "stale"
+			a := f.instance(t, f.clock.Now)
+			key := func(uid string) presence.SessionKey {
+				return presence.SessionKey{RoomID: room, ParticipantID: uid, SessionID: "t1"}
+			}
+			alice, err := a.Join(f.ctx, presence.JoinRequest{SessionKey: key("alice")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.other.Leave(f.ctx, ref(room, "alice", "t1", alice.Session.Generation)); err != nil {
+				t.Fatal(err)
+			}
+			wantRevision := int64(3) // alice's join and leave, bob's join: one lifetime
+			if gone == "torn down" {
+				f.clock.Advance(presence.DefaultSettings().EmptyRoomGrace)
+				due, err := f.other.DueRooms(f.ctx, f.clock.Now(), 10, false)
+				if err != nil || len(due.Items) != 1 {
+					t.Fatalf("due rooms %v, %v", due.Items, err)
+				}
+				if res, err := f.other.TearDown(f.ctx, presence.CandidateOf(due.Items[0]), true); err != nil || res.Verdict != presence.TearDown {
+					t.Fatalf("teardown: %v %v", res.Verdict, err)
+				}
+				wantRevision = 1 // bob's join opens the next lifetime
+			}
+			a.RememberRoomActive(room)
+			stepped := false
+			a.SetBeforeRoomStep(func() { stepped = true })
+			bob, err := a.Join(f.ctx, presence.JoinRequest{SessionKey: key("bob")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !stepped {
+				t.Fatal("the join made no lifecycle step: the room it joined was not the one left behind")
+			}
+			if state := f.readRoom(t, room)[firestoredb.FieldState]; state != string(presence.StateActive) {
+				t.Fatalf("room state %v after bob's join, want active", state)
+			}
+			ids, r := f.liveIDs(t, room, "bob")
+			if len(ids) != 1 || ids[0] != "bob" {
+				t.Fatalf("roster %v, want bob alone", ids)
+			}
+			if r.Revision != wantRevision || bob.Revision != wantRevision {
+				t.Fatalf("revision %d, bob's reply %d: want %d", r.Revision, bob.Revision, wantRevision)
+			}
+		})
+	}
+}
