@@ -53,6 +53,11 @@ func runFanout(ctx context.Context, o harness.Options) error {
 	if err != nil {
 		return err
 	}
+	// The bounds are checked where they are measured, so that a run that
+	// breaks one fails instead of writing a table that shows it.
+	if err := fanout.CheckChanges(run.Changes); err != nil {
+		return err
+	}
 	if run.Hours, err = fanout.MeasureHours(ctx, client); err != nil {
 		return err
 	}
@@ -65,6 +70,9 @@ func runFanout(ctx context.Context, o harness.Options) error {
 		o.Log(fmt.Sprintf("fanout large: %d participants: %d summaries to each listener in %.1f s (%.2f a second), %d inexact; full mode %.2f documents per change",
 			n, res.DocsPerListener, res.Seconds, res.ReadsPerListenerPerSecond, res.Inexact, res.FullModeDocsPerChange))
 		run.Large = append(run.Large, res)
+		if err := res.Check(); err != nil {
+			return err
+		}
 	}
 	return o.Write("fanout", FanoutMarkdown(run, sizes), run)
 }

@@ -104,6 +104,18 @@ type Result struct {
 	ListenerReads int64 `json:"listenerReads"`
 }
 
+// CheckChanges fails unless every visible change cost each listener at
+// most one read, in every room measured (issue 30's bound, asserted from
+// the bench's own counts rather than read off its table).
+func CheckChanges(results []Result) error {
+	for _, r := range results {
+		if VisibleChanges[r.Change] && r.DocsPerListener > 1 {
+			return fmt.Errorf("room of %d: %s cost each listener %d reads, more than one", r.Listeners, r.Change, r.DocsPerListener)
+		}
+	}
+	return nil
+}
+
 // Options says which rooms to build. Sample bounds the participants whose
 // listeners are attached (six listen streams each).
 type Options struct {

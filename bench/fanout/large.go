@@ -265,3 +265,22 @@ func atOnce(n int, f func(i int) error) error {
 	}
 	return first
 }
+
+// Check fails unless the result keeps large-room mode's promises: each
+// summary listener received at most one summary a second of churn (plus
+// the one the churn's last second left), every summary stated the roster's
+// exact size at its revision, and a full-mode listener, where watched,
+// paid at most one read per change. A run that measured nothing fails too.
+func (r LargeResult) Check() error {
+	switch {
+	case r.Joins == 0 || r.Leaves == 0 || r.Summaries == 0:
+		return fmt.Errorf("room of %d: nothing measured (%d joins, %d leaves, %d summaries)", r.Participants, r.Joins, r.Leaves, r.Summaries)
+	case r.DocsPerListener > int64(r.Seconds)+2:
+		return fmt.Errorf("room of %d: a summary listener received %d documents in %.1f s, more than one a second", r.Participants, r.DocsPerListener, r.Seconds)
+	case r.Inexact != 0:
+		return fmt.Errorf("room of %d: %d of %d summaries stated a count other than the roster's at their revision", r.Participants, r.Inexact, r.Summaries)
+	case r.FullModeDocsPerChange > 1:
+		return fmt.Errorf("room of %d: a full-mode listener received %.2f documents per change, more than one", r.Participants, r.FullModeDocsPerChange)
+	}
+	return nil
+}
