@@ -61,17 +61,12 @@ const FullModeUpTo = 1000
 // MeasureLarge builds a room of opts.Participants, lets a summarizer keep
 // its summary, attaches opts.Sample listeners to the summary (and one
 // full-mode listener set, for comparison), and churns the room for
-// opts.Duration, in rounds: a round's joins of new users at once, and when
-// all have committed, as many leaves of old ones at once. Within a phase
-// only joins (or only leaves) commit, in whatever order, so the count after
-// the k-th change since the start is known whatever the order: a summary
-// at revision R must state the count after change R - R0 (churnCount).
-//
-// A round starts at most once a second and carries the joins owed so far
-// at opts.ChurnPerSecond: when a round takes longer than a second (a big
-// room on a busy emulator), the next one is bigger, so the churn's rate is
-// held by the size of the rounds rather than bounded by one change's
-// latency, and is still counted exactly.
+// opts.Duration, once a second: opts.ChurnPerSecond joins of new users at
+// once, and when all have committed, as many leaves of old ones at once.
+// Within a phase only joins (or only leaves) commit, in whatever order, so
+// the count after the k-th change since the start is known whatever the
+// order: a summary at revision R must state the count after change R - R0
+// (churnCount).
 func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptions) (LargeResult, error) {
 	res := LargeResult{Participants: opts.Participants, Listeners: opts.Sample}
 	id := fmt.Sprintf("large-%d-%d", opts.Participants, time.Now().UnixNano())
@@ -134,17 +129,13 @@ func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptio
 		fullBefore = full.delivered()
 	}
 	began := time.Now()
-	var rounds []int64 // each round's size: that many joins, then as many leaves
-	next := 0          // the next of the original participants to leave
-	for time.Since(began) < opts.Duration && ctx.Err() == nil {
+	m := opts.ChurnPerSecond
+	next := 0 // the next of the original participants to leave
+	changes := 0
+	for round := 0; time.Since(began) < opts.Duration && next+m <= len(r.refs) && ctx.Err() == nil; round++ {
 		tick := time.Now()
-		m := roundSize(opts.ChurnPerSecond, time.Since(began), res.Joins)
-		if next+m > len(r.refs) {
-			break
-		}
-		first := res.Joins
 		err := atOnce(m, func(i int) error {
-			key := presence.SessionKey{RoomID: id, ParticipantID: fmt.Sprintf("churn-%05d", first+i), SessionID: "tab"}
+			key := presence.SessionKey{RoomID: id, ParticipantID: fmt.Sprintf("churn-%05d", round*m+i), SessionID: "tab"}
 			_, err := live.Join(ctx, presence.JoinRequest{SessionKey: key, DisplayName: key.ParticipantID, HasDisplayName: true})
 			return err
 		})
@@ -165,12 +156,11 @@ func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptio
 			return res, fmt.Errorf("churn leave: %w", err)
 		}
 		res.Leaves += m
-		rounds = append(rounds, int64(m))
+		changes += 2 * m
 		if wait := time.Second - time.Since(tick); wait > 0 {
 			time.Sleep(wait)
 		}
 	}
-	changes := 2 * res.Joins
 	res.Seconds = time.Since(began).Seconds()
 	time.Sleep(1500 * time.Millisecond) // the last summary, and its delivery
 	res.FullModeDocsPerChange = -1
@@ -194,7 +184,7 @@ func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptio
 	res.ReadsPerListenerPerSecond = float64(res.DocsPerListener) / res.Seconds
 	for rev, count := range seen {
 		res.Summaries++
-		if want, ok := churnCount(count0, rev-rev0, rounds); !ok || count != want {
+		if k := rev - rev0; k < 0 || count != churnCount(count0, k, int64(m)) {
 			res.Inexact++
 		}
 	}
@@ -252,33 +242,13 @@ func (l *summaryListener) result() (int64, map[int64]int64, error) {
 }
 
 // churnCount is the roster's size after the k-th change since the churn
-// began from count0, in the given rounds of m joins and then m leaves;
-// false for a k no round reached (a revision the churn cannot explain).
-func churnCount(count0, k int64, rounds []int64) (int64, bool) {
-	if k == 0 {
-		return count0, true
+// began from count0, in rounds of m joins and then m leaves.
+func churnCount(count0, k, m int64) int64 {
+	r := k % (2 * m)
+	if r <= m {
+		return count0 + r
 	}
-	for _, m := range rounds {
-		switch {
-		case k <= 0:
-			return 0, false
-		case k <= m:
-			return count0 + k, true
-		case k <= 2*m:
-			return count0 + 2*m - k, true
-		}
-		k -= 2 * m
-	}
-	return 0, false
-}
-
-// roundSize is how many joins (and then leaves) the round starting at
-// elapsed carries to keep perSecond of each: what the seconds begun so far
-// owe beyond the joins done, at least perSecond and at most four seconds'
-// worth, so that a stall does not turn into one huge burst.
-func roundSize(perSecond int, elapsed time.Duration, done int) int {
-	owed := int(elapsed.Seconds()*float64(perSecond)) + perSecond - done
-	return min(max(owed, perSecond), 4*perSecond)
+	return count0 + 2*m - r
 }
 
 // atOnce runs f for 0..n-1 at once and returns the first error.
