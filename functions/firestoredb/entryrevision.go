@@ -104,10 +104,10 @@ func (s *Store) entryCounts(ctx context.Context, src revisionSource, tx *txn) (r
 		defer close(recordsDone)
 		s.pause(hookBeforeRecordsSum)
 		q := roomRef.Collection(RecentlyLeftCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
-		onRecords, recordsErr = s.aggregateAll(ctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision"), tx, "revision")
+		onRecords, recordsErr = s.aggregateAll(ctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("records"), tx, "records", "revision", "records")
 	}()
 	q := roomRef.Collection(ParticipantsCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
-	onEntries, err := s.aggregateAll(ctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("entries"), tx, "revision", "entries")
+	onEntries, err := s.aggregateAll(ctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("entries"), tx, "entries", "revision", "entries")
 	s.pause(hookAfterEntriesSum)
 	<-recordsDone
 	if err == nil {
@@ -158,7 +158,7 @@ func (s *Store) roomCounts(ctx context.Context, room presence.Room, tx *txn) (in
 	if room.EntriesCounted {
 		q = q.WithSum(FieldEntries, "entries")
 	}
-	sums, err := s.aggregateAll(ctx, q, tx, "revision", "entries")
+	sums, err := s.aggregateAll(ctx, q, tx, "", "revision", "entries")
 	if err != nil || room.EntriesCounted {
 		return sums["revision"], int(sums["entries"]), err
 	}

@@ -34,6 +34,10 @@ type opMeter struct{ reads, writes atomic.Int64 }
 // read counts a lookup or query that returned n documents.
 func (m *opMeter) read(n int) { m.reads.Add(int64(max(n, 1))) }
 
+// aggregation counts an aggregation query that matched n index entries:
+// one read per batch of up to 1 000, at least one, as Firestore bills it.
+func (m *opMeter) aggregation(matched int64) { m.reads.Add(max(1, (matched+999)/1000)) }
+
 func (m *opMeter) write(n int) { m.writes.Add(int64(n)) }
 
 // The non-transactional operations, counted. The sweeper's listings and the

@@ -259,8 +259,8 @@ func (s *Store) rosterOccupied(ctx context.Context, src revisionSource) (int, er
 // index entry per participant.
 func (s *Store) countIndex(ctx context.Context, roomID string, tx *txn) (int, error) {
 	q := s.room(roomID).Collection(ParticipantsCollection).NewAggregationQuery().WithCount("entries")
-	n, err := s.aggregate(ctx, q, tx, "entries")
-	return int(n), err
+	res, err := s.aggregateAll(ctx, q, tx, "entries", "entries")
+	return int(res["entries"]), err
 }
 
 // shardEntries is the sum of the shards' entry counts, read beside any
@@ -297,25 +297,35 @@ func (s *Store) shardEntriesIn(tx *txn, roomID string) (int, error) {
 	return n, nil
 }
 
-// aggregate runs q (in tx, when given) and returns its one integer result.
-// Firestore bills an aggregation as one read per 1 000 index entries
-// scanned, at least one; rosters are below that, so it counts as one.
+// aggregate runs q (in tx, when given) and returns its one integer result,
+// for a query over few documents (the shards): billed as one read.
 func (s *Store) aggregate(ctx context.Context, q *firestore.AggregationQuery, tx *txn, alias string) (int64, error) {
-	res, err := s.aggregateAll(ctx, q, tx, alias)
+	res, err := s.aggregateAll(ctx, q, tx, "", alias)
 	return res[alias], err
 }
 
 // aggregateAll runs q (in tx, when given) and returns the integer results
 // of those aliases that q computes: several aggregations over one snapshot.
-func (s *Store) aggregateAll(ctx context.Context, q *firestore.AggregationQuery, tx *txn, aliases ...string) (map[string]int64, error) {
+// Firestore bills an aggregation one read per 1 000 index entries it
+// matches, at least one, so a roster of 10 000 costs 10 reads: matchedBy
+// names the alias of a count in q over the same documents, from which the
+// bill is counted, or is "" for a query over few documents (billed one).
+func (s *Store) aggregateAll(ctx context.Context, q *firestore.AggregationQuery, tx *txn, matchedBy string, aliases ...string) (map[string]int64, error) {
 	if tx != nil {
 		q = q.Transaction(tx.tx)
 	}
 	res, err := q.Get(ctx)
-	s.ops.read(1)
 	if err != nil {
+		s.ops.read(1)
 		return nil, err
 	}
+	out, err := aggregationResults(res, aliases)
+	s.ops.aggregation(out[matchedBy])
+	return out, err
+}
+
+// aggregationResults decodes the integer results of aliases from res.
+func aggregationResults(res firestore.AggregationResult, aliases []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(aliases))
 	for _, alias := range aliases {
 		raw, present := res[alias]
