@@ -67,12 +67,22 @@ let framingWorkaround = false;
 function restartListenersOnEmulatorFramingErrors() {
   if (framingWorkaround) return;
   framingWorkaround = true;
+  // The SDK logs the framing error when the message arrives, and only later,
+  // as it closes the stream, "Using maximum backoff delay" and sets the
+  // backoff to its longest. A restart run before that is undone by it, so
+  // both lines schedule one, a moment after the last of them: by then the
+  // stream waits in its backoff, and an intentional restart resets it.
+  let pending = null;
   onLog(({ message }) => {
-    if (!String(message).includes('Received message larger than max')) return;
-    console.log(`emulator broke a Listen stream (firebase-tools #8654); restarting ${liveFirestores.size} users' listeners`);
-    for (const firestore of liveFirestores) {
-      disableNetwork(firestore).then(() => enableNetwork(firestore)).catch(() => {});
-    }
+    const text = String(message);
+    if (!text.includes('Received message larger than max') && !text.includes('Using maximum backoff delay')) return;
+    clearTimeout(pending);
+    pending = setTimeout(() => {
+      console.log(`emulator broke a Listen stream (firebase-tools #8654); restarting ${liveFirestores.size} users' listeners`);
+      for (const firestore of liveFirestores) {
+        disableNetwork(firestore).then(() => enableNetwork(firestore)).catch(() => {});
+      }
+    }, 100);
   }, { level: 'error' });
 }
 
