@@ -84,3 +84,11 @@ func (s *Store) SetBeforeRoomStep(f func()) { s.setHook(hookBeforeRoomStep, f) }
 // RememberRoomActive makes this instance's memo say it saw roomID active
 // just now, whatever happened to the room since (roomlook.go).
 func (s *Store) RememberRoomActive(roomID string) { s.sawActive(roomID) }
+
+// SetAfterClaim sets a hook in a new user's join, after its claim on a
+// place was written and before the snapshot that judges it (claims.go).
+func (s *Store) SetAfterClaim(f func()) { s.setHook(hookAfterClaim, f) }
+
+// SetClaimWaits sets a hook in a contested claim, each time a snapshot
+// leaves it waiting.
+func (s *Store) SetClaimWaits(f func()) { s.setHook(hookClaimWaits, f) }

@@ -2,6 +2,7 @@ package firestoredb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -68,12 +69,17 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	if err != nil {
 		return res, storeError("join: looking at the room", err)
 	}
+	claim := &joinClaim{} // a new user's claim on a place (claims.go)
+	defer s.dropClaim(ctx, claim)
 	for step := 0; ; step++ {
 		began := time.Now()
-		plan, version, err := s.planOrJoin(ctx, req, &src, &before, look)
+		plan, version, err := s.planOrJoin(ctx, req, &src, &before, look, claim)
 		steptime.Since(ctx, stepJoinTxn, began)
 		look = nil
-		if err != nil {
+		if again, err := s.settleClaim(ctx, err, src, claim); again {
+			step-- // not a lifecycle step
+			continue
+		} else if err != nil {
 			return res, err
 		}
 		if plan.RoomStep == presence.NoRoomStep {
@@ -119,7 +125,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 // active, its plan from a read outside any transaction (planFromLook),
 // with the look's version: that plan is only ever a lifecycle step or a
 // refusal.
-func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook) (presence.JoinPlan, time.Time, error) {
+func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook, claim *joinClaim) (presence.JoinPlan, time.Time, error) {
 	if look != nil {
 		plan, ok, err := s.planFromLook(ctx, req, look)
 		switch {
@@ -132,7 +138,31 @@ func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *r
 			return plan, look.version, nil
 		}
 	}
-	return s.joinOnce(ctx, req, src, before, look)
+	return s.joinOnce(ctx, req, src, before, look, claim)
+}
+
+// settleClaim handles what a join attempt returned about its claim on a
+// place (claims.go): a contested claim is contested outside the
+// transaction, a lost one is dropped to be claimed again; either way the
+// join tries again (again). Any other outcome passes through as err.
+func (s *Store) settleClaim(ctx context.Context, err error, src revisionSource, c *joinClaim) (again bool, err2 error) {
+	if errors.Is(err, errContested) {
+		began := time.Now()
+		err = s.contestClaim(ctx, src, c)
+		steptime.Since(ctx, stepJoinContest, began)
+		if err == nil {
+			return true, nil
+		}
+	}
+	if errors.Is(err, errClaimLost) {
+		c.lost++
+		if c.lost > maxRoomSteps {
+			return false, presence.Errorf(presence.EUnavailable, "the join's claim on a place kept being removed; retry")
+		}
+		c.ref, c.admitted = nil, nil
+		return true, nil
+	}
+	return false, err
 }
 
 // joinOnce is step 1: it returns the plan it applied and the session's
@@ -144,7 +174,7 @@ func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *r
 // active outside any transaction, roomlook.go), the transaction takes the
 // room from it instead of reading it, and can then only plan the room's
 // lifecycle step, writing nothing.
-func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook) (presence.JoinPlan, time.Time, error) {
+func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook, claim *joinClaim) (presence.JoinPlan, time.Time, error) {
 	roomRef := s.room(req.RoomID)
 	participantRef := s.participant(req.RoomID, req.ParticipantID)
 	var plan presence.JoinPlan
@@ -179,10 +209,12 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		// The snapshot of size and revision (joinCounts) is a read-only
 		// transaction of its own, so it runs beside the reads that follow
 		// instead of after them; it is waited for before anything is
-		// decided, and on every return.
+		// decided, and on every return. A new user's join takes its
+		// snapshot after its claim instead (claims.go).
+		onEntries := active && src.onEntries()
 		var counts *pendingCounts
-		if active && src.onEntries() {
-			counts = s.startEntrySnapshot(ctx, *src)
+		if onEntries && snaps[1].Exists() {
+			counts = s.startEntrySnapshot(ctx, *src, false)
 			defer counts.wait()
 		}
 		st, err := s.readJoinState(ctx, tx, now, req, snaps, room)
@@ -196,9 +228,22 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 			}
 		}
 		*before = nil
+		paused := false // hookAfterJoinReads: before anything is decided
 		switch {
+		case onEntries && st.Participant == nil:
+			// A new user: a place is claimed first, and judged with the
+			// other claims (claims.go); but not by a join that is refused
+			// whatever the room's size, which writes nothing.
+			s.pause(hookAfterJoinReads)
+			paused = true
+			if _, err := s.settings.PlanJoin(now, st, req); err != nil {
+				return err
+			}
+			if *before, err = s.claimedCounts(ctx, now, req, &st, *src, claim); err != nil {
+				return err
+			}
 		case counts != nil:
-			if *before, err = s.joinCounts(ctx, tx, req, &st, counts); err != nil {
+			if *before, err = s.joinCounts(counts); err != nil {
 				return err
 			}
 		case active && st.Participant == nil:
@@ -211,7 +256,9 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 			}
 			steptime.Since(ctx, stepJoinSize, began)
 		}
-		s.pause(hookAfterJoinReads)
+		if !paused {
+			s.pause(hookAfterJoinReads)
+		}
 		if plan, err = s.planJoin(now, st, req); err != nil {
 			return err
 		}
@@ -257,6 +304,13 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		if err := s.deleteSessions(tx, req.SessionKey, plan.ExpiredSiblings); err != nil {
 			return err
 		}
+		if claim.ref != nil {
+			// The claim goes in the commit that adds the entry, which fails
+			// if the claim is not the one written (claims.go).
+			if err := tx.delete(claim.ref, firestore.LastUpdateTime(claim.writtenAt)); err != nil {
+				return err
+			}
+		}
 		if plan.UserRooms != nil {
 			if err := tx.set(s.userRooms(req.ParticipantID), userRoomsToRecord(*plan.UserRooms)); err != nil {
 				return err
@@ -265,16 +319,21 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		// The session last: its update time makes the token (writtenAt).
 		return tx.set(s.session(req.SessionKey), sessionToRecord(plan.Session))
 	}, firestore.WithCommitResponseTo(&resp))
-	if err == nil && plan.RoomStep == presence.NoRoomStep {
+	switch {
+	case err == nil && plan.RoomStep == presence.NoRoomStep:
 		roomVersion = writtenAt(&resp)
+		claim.consumed = claim.ref != nil
+	case claim.ref != nil && (status.Code(err) == codes.FailedPrecondition || status.Code(err) == codes.NotFound):
+		err = errClaimLost // deleted or rewritten under the join
 	}
 	return plan, roomVersion, err
 }
 
 // joinCounts takes, for a join into an active room that keeps its
-// revision on its entries, the room's revision and size from one snapshot
-// read beside the join's transaction (counts, begun by startEntrySnapshot),
-// and sets st.Entries for a new user. It returns the revision.
+// revision on its entries, the room's revision from one snapshot read
+// beside the join's transaction (counts, begun by startEntrySnapshot).
+// A new user's join takes it from the snapshot that judges its claim
+// instead (claimedCounts), with the size.
 //
 // Why the reply may be that revision plus the join's change: the snapshot
 // is taken after the request arrived, so it is at least every revision a
@@ -284,82 +343,82 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 // changes only move between documents), so the revision right after the
 // join is at least the snapshot's plus one. A reply of exactly that is a
 // revision that counts the join and is never above what listeners see
-// after it. One snapshot instead of a count() for the cap and a second read
-// of both sums after the commit: the roster is aggregated once per join.
-//
-// The snapshot's count is of this lifetime's entries, and serves only to
-// judge "far from the cap". Within ExactCapMargin of it, the join counts
-// every entry again inside its transaction (countIndex), which locks the
-// roster's range (TestJoin_CapRace).
-func (s *Store) joinCounts(ctx context.Context, tx *txn, req presence.JoinRequest, st *presence.JoinState, counts *pendingCounts) (*int64, error) {
-	rev, n, err := counts.wait()
+// after it. One snapshot instead of a second read of both sums after the
+// commit: the roster is aggregated once per join.
+func (s *Store) joinCounts(counts *pendingCounts) (*int64, error) {
+	t, err := counts.totals()
 	if err != nil {
 		return nil, err
 	}
-	if st.Participant == nil {
-		st.Entries = n
-		if s.settings.CountExactly(n, st.Policy) {
-			if st.Entries, err = s.countIndex(ctx, req.RoomID, tx); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return &rev, nil
+	return &t.revision, nil
 }
 
 // pendingCounts is an entry snapshot under way (startEntrySnapshot).
 type pendingCounts struct {
-	done     chan struct{}
-	revision int64
-	entries  int
-	err      error
+	done chan struct{}
+	t    entryTotals
+	err  error
 }
 
 // startEntrySnapshot begins entrySnapshot for src in the background, timed
-// as the join's size step.
+// as the join's size step; withClaims counts the room's claims on places
+// in the same snapshot (claims.go).
 //
 // An instance's joins into one room share snapshots (entrySnapshots), but
-// only one begun after the join arrived: that is all joinCounts's argument
-// asks of the snapshot, and a shared one begun later is as good as the
-// join's own. Without sharing, a crowd of N aggregated a roster of up to N
-// entries N times, O(N²) index entries, which on the emulator took most of
-// both cores; now each instance aggregates about once per snapshot's
-// length whatever the crowd. The sharing only makes an instance cheaper:
-// every instance still takes its own snapshots.
-func (s *Store) startEntrySnapshot(ctx context.Context, src revisionSource) *pendingCounts {
+// only one begun after the join arrived, or, with claims, after its claim
+// was written: that is all joinCounts's and the claims' arguments ask of
+// the snapshot, and a shared one begun later is as good as the join's own.
+// Without sharing, a crowd of N aggregated a roster of up to N entries N
+// times, O(N²) index entries, which on the emulator took most of both
+// cores; now each instance aggregates about once per snapshot's length
+// whatever the crowd. The sharing only makes an instance cheaper: every
+// instance still takes its own snapshots.
+func (s *Store) startEntrySnapshot(ctx context.Context, src revisionSource, withClaims bool) *pendingCounts {
 	c := &pendingCounts{done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		began := time.Now()
-		key := fmt.Sprintf("%s/%d", src.roomID, src.lifetime.UnixNano())
-		var t entryTotals
-		t, c.err = s.entrySnapshots.Do(ctx, key, func() (entryTotals, error) {
+		key := fmt.Sprintf("%s/%d/%t", src.roomID, src.lifetime.UnixNano(), withClaims)
+		c.t, c.err = s.entrySnapshots.Do(ctx, key, func() (entryTotals, error) {
 			// Not this join's deadline: the others wait on the call too.
 			readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
 			defer cancel()
+			if !withClaims {
+				var t entryTotals
+				var err error
+				t.revision, t.entries, err = s.entrySnapshot(readCtx, src)
+				return t, err
+			}
 			var t entryTotals
-			var err error
-			t.revision, t.entries, err = s.entrySnapshot(readCtx, src)
+			err := s.transact(readCtx, "reading the size and the claims", func(tx *txn, _ time.Time) error {
+				var err error
+				t, err = s.claimedTotals(readCtx, src, tx)
+				return err
+			}, firestore.ReadOnly)
 			return t, err
 		})
-		c.revision, c.entries = t.revision, t.entries
 		steptime.Since(ctx, stepJoinSize, began)
 	}()
 	return c
 }
 
-// entryTotals is what one entry snapshot reads: the revision and the
-// number of entries.
+// entryTotals is what one entry snapshot reads: the revision, the number
+// of entries and, when asked, the number of claims on places.
 type entryTotals struct {
 	revision int64
 	entries  int
+	claims   int
 }
 
-// wait returns the snapshot once it has been read; it may be called again.
-func (c *pendingCounts) wait() (int64, int, error) {
+// totals returns the snapshot once it has been read; it may be called
+// again.
+func (c *pendingCounts) totals() (entryTotals, error) {
 	<-c.done
-	return c.revision, c.entries, c.err
+	return c.t, c.err
 }
+
+// wait waits for the snapshot, for a defer.
+func (c *pendingCounts) wait() { <-c.done }
 
 // readJoinState decodes what the join's transaction read (snaps: the room,
 // taken as room, its entry, policy and session) and, for a user already

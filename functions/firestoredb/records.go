@@ -305,6 +305,14 @@ type revisionShardRecord struct {
 	ExpireAt     time.Time  `firestore:"expireAt"`
 }
 
+// claimRecord is a join's claim on a place (claims.go).
+type claimRecord struct {
+	RoomID    string    `firestore:"roomId"`
+	Order     string    `firestore:"order"`
+	ClaimedAt time.Time `firestore:"claimedAt"`
+	ExpireAt  time.Time `firestore:"expireAt"`
+}
+
 // userRoomsRecord is the per-user document of the rooms cap. Rooms is set
 // whole by the joins that add a roster entry (the map's keys are room ids,
 // never field paths of an update).

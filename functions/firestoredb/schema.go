@@ -59,6 +59,13 @@ const (
 	// cap. Not "users", which apps sharing the database often own.
 	UsersCollection = "roomleaseUsers"
 
+	// rooms/{roomId}/joinClaims/{uid}~{sessionId}: a join's claim on a
+	// place, from before it counts the roster until its entry commits or
+	// it gives up (claims.go). FieldOrder is the claims' order: the
+	// claim's time in nanoseconds, zero-padded, then the user.
+	ClaimsCollection = "joinClaims"
+	FieldOrder       = "order"
+
 	// FieldExpireAt is the TTL field on every document that can be orphaned.
 	FieldExpireAt = "expireAt"
 	// FieldLeaseExpiresAt is the lease deadline of a session.
@@ -166,4 +173,4 @@ const (
 // so each level needs its own.
 var TTLCollectionGroups = []string{RoomsCollection, ParticipantsCollection, SessionsCollection, TypingCollection,
 	ReceiptsCollection, ClosingsCollection, RevisionsCollection, UsersCollection, RecentlyLeftCollection, CandidatesCollection,
-	OutboxCollection, EventCursorsCollection, SummaryCollection, LargeRoomsCollection}
+	OutboxCollection, EventCursorsCollection, SummaryCollection, LargeRoomsCollection, ClaimsCollection}

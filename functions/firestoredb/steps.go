@@ -8,6 +8,8 @@ package firestoredb
 //   - join-size: the roster size check for the participant cap; in a room
 //     that keeps its revision on its entries, the one snapshot of size and
 //     revision that also makes the reply's revision (joinCounts);
+//   - join-contest: a new user's claim on one of the last places,
+//     contested outside the transaction (claims.go);
 //   - join-room: a lifecycle step (creating or reviving the room);
 //   - join-revision: in an older room, reading the revision for the reply,
 //     after the commit;
@@ -16,6 +18,7 @@ package firestoredb
 const (
 	stepJoinTxn      = "join-txn"
 	stepJoinSize     = "join-size"
+	stepJoinContest  = "join-contest"
 	stepJoinRoom     = "join-room"
 	stepJoinRevision = "join-revision"
 	stepLeaveTxn     = "leave-txn"

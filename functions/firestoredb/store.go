@@ -99,6 +99,12 @@ const (
 	// hookBeforeRoomStep: in a join's lifecycle step (stepRoom), after its
 	// look at the room, before its write.
 	hookBeforeRoomStep hookPoint = "before-room-step"
+	// hookAfterClaim: in a new user's join, after its claim on a place was
+	// written (claims.go), before the snapshot that judges it.
+	hookAfterClaim hookPoint = "after-claim"
+	// hookClaimWaits: in a contested claim, after a snapshot that left it
+	// waiting, before it sleeps and looks again.
+	hookClaimWaits hookPoint = "claim-waits"
 )
 
 func (s *Store) pause(at hookPoint) {

@@ -29,6 +29,10 @@ type JoinState struct {
 	// Entries is the number of roster entries, counted only when the join
 	// would add one (it is needed for the participant cap).
 	Entries int
+	// Claims is how many other joins hold a claim on a place (see
+	// JudgeClaim) that counts against the cap beside Entries: they may
+	// add their entries after this join read the roster.
+	Claims int
 	// UserRooms is the user's per-user document, read only when the join
 	// would add a roster entry (Participant is nil); nil when absent.
 	UserRooms *UserRooms
@@ -98,8 +102,8 @@ type JoinPlan struct {
 // MaxSessionsPerUser other live sessions in the room, ETooManyRooms if a new
 // entry would put the user in more than MaxRoomsPerUser rooms (judged by
 // st.UserRooms and st.CheckedRooms), and ERoomFull if a new participant
-// would exceed the cap (judged by st.Entries, which the store counts
-// whenever the user has no entry yet).
+// would exceed the cap (judged by st.Entries and st.Claims, which the
+// store counts whenever the user has no entry yet).
 //
 // A join whose only visible change is one the client chose (a new state or
 // name, a mode that changes the roster's away) is a ChosenChange; with
@@ -162,7 +166,7 @@ func (s Settings) planJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 	// 2. The roster entry: one per user, whatever the number of tabs.
 	if st.Participant == nil {
 		p.AddsEntry = true
-		if st.Entries >= s.roomCap(st.Policy) {
+		if st.Entries+st.Claims >= s.roomCap(st.Policy) {
 			return JoinPlan{}, Errorf(ERoomFull, "the room has reached its limit of %d participants", s.roomCap(st.Policy))
 		}
 		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName,

@@ -169,11 +169,15 @@ func (s Settings) Validate() error {
 	return nil
 }
 
-// ExactCapMargin is how close to its cap a room's roster may be before joins
-// count its entries inside their transaction. Further away, a count read
-// just before the transaction is enough, and concurrent joins do not
-// serialise on the count; closer, they do, so the last places are exact
-// unless more than ExactCapMargin joins race for them at once.
+// ExactCapMargin is how close to its cap the roster of a room created before
+// RevisionOnEntries may be before joins count its entries inside their
+// transaction. Further away, a count read just before the transaction is
+// enough, and concurrent joins do not serialise on the count; closer, they
+// do, so the last places are exact unless more than ExactCapMargin joins
+// race for them at once. Rooms created since hold the cap with claims on
+// places instead (JudgeClaim). The margin also bounds the size a join may
+// have skipped when it marks a room large (summary.go), and how far the
+// emptiness check trusts the shards' sum.
 const ExactCapMargin = 50
 
 // CountExactly reports whether a join that adds an entry to a room whose
@@ -182,6 +186,9 @@ const ExactCapMargin = 50
 func (s Settings) CountExactly(entries int, p *Policy) bool {
 	return entries >= s.roomCap(p)-ExactCapMargin
 }
+
+// RoomCap is the participant cap of a room with policy p (nil: none).
+func (s Settings) RoomCap(p *Policy) int { return s.roomCap(p) }
 
 func (s Settings) roomCap(p *Policy) int {
 	if p != nil && p.MaxParticipants > 0 && p.MaxParticipants < s.MaxParticipants {

@@ -205,6 +205,11 @@ describe('firestore.rules', () => {
       await assertFails(getDocs(collection(as('alice'), 'rooms/standup/participants/alice/sessions')));
       await assertFails(getDoc(doc(as('alice'), 'rooms/standup/participants/bob/sessions/tab-1')));
     });
+    test('claims on places, not even their own', async () => {
+      await assertFails(getDoc(doc(as('alice'), 'rooms/standup/joinClaims/alice~tab-1')));
+      await assertFails(getDocs(collection(as('alice'), 'rooms/standup/joinClaims')));
+      await assertFails(getDocs(collectionGroup(as('alice'), 'joinClaims')));
+    });
     test('sessions across rooms (collection group)', async () => {
       await assertFails(getDocs(collectionGroup(as('alice'), 'sessions')));
       await assertFails(getDocs(query(collectionGroup(as('alice'), 'sessions'), where('roomId', '==', 'standup'))));
@@ -445,6 +450,7 @@ describe('firestore.rules', () => {
       ['a typing signal', 'rooms/standup/typing/alice', { participantId: 'alice', expiresAt: serverTimestamp() }],
       ['a read receipt', 'rooms/standup/receipts/alice', { participantId: 'alice', lastReadSeq: 1000 }],
       ['a recent departure', 'rooms/standup/recentlyLeft/erin', { participantId: 'erin', reason: 'evicted' }],
+      ['a claim on a place', 'rooms/standup/joinClaims/alice~tab-2', { roomId: 'standup', order: '0' }],
       ['a public room summary', 'rooms/lobby/summary/current', { count: 0 }],
       ['a public room occupancy', 'rooms/lobby/summary/occupancy', { count: 0 }],
       ['a room policy', 'roomPolicies/standup', { allowedUsers: ['alice', 'dave'] }],

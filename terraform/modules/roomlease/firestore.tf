@@ -11,7 +11,7 @@ locals {
   # document's subcollections, so every level that can be orphaned needs its
   # own policy. Adding a collection group is one line here, one in
   # firestoredb.TTLCollectionGroups and one in the indexes JSON.
-  ttl_collection_groups = ["rooms", "participants", "sessions", "typing", "receipts", "roomClosings", "rosterRevisions", "roomleaseUsers", "recentlyLeft", "teardownCandidates", "roomleaseOutbox", "eventCursors", "summary", "largeRooms"]
+  ttl_collection_groups = ["rooms", "participants", "sessions", "typing", "receipts", "roomClosings", "rosterRevisions", "roomleaseUsers", "recentlyLeft", "teardownCandidates", "roomleaseOutbox", "eventCursors", "summary", "largeRooms", "joinClaims"]
 
   # firestoredb.FieldExpireAt.
   ttl_field = "expireAt"

@@ -1,0 +1,272 @@
+package firestoredb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// Claims: a cap that holds for a crowd bigger than the places left.
+//
+// A join reads the roster's size at a snapshot beside its transaction, so
+// that joins of different users share no lock. Alone, that lets a crowd of
+// K into a room with P < K places left all read the same size and all
+// commit: K − P over the cap. Counting inside the transaction is exact but
+// locks the roster's range, so every join of a crowd takes its turn.
+//
+// Instead, a join that would add an entry first writes a claim on a place,
+// rooms/{roomId}/joinClaims/{uid}~{sessionId}, a document only it writes.
+// Then it reads, at one snapshot begun after the claim committed, the
+// entries and the claims (the snapshot an instance's joins share,
+// startEntrySnapshot), and presence.Settings.JudgeClaim decides:
+//   - entries and every other claim fit under the cap: admitted. The
+//     commit that adds the entry deletes the claim, on the condition that
+//     it is unchanged since its write (claimedCounts);
+//   - otherwise the join leaves its transaction and contests outside it,
+//     without a lock (contestClaim): it reads entries, claims and the
+//     claims ahead of its own in their order, and is refused when the
+//     entries and the claims ahead fill the cap, admitted once everything
+//     fits, and waits otherwise.
+//
+// Why it is exact is JudgeClaim's argument; what it needs from here: a
+// claim is written before the snapshot that judges it, and kept, unchanged,
+// until the entry commits (the commit's condition). Why
+// it ends: the last claim in the order has none behind it, so it is
+// admitted or refused at once, and each one that goes lets the next decide.
+//
+// Two tabs of one user claim apart (the id names the session), so they
+// count twice while both are in flight: near the cap that can only refuse.
+//
+// A claim whose join died stays until a contest finds it older than
+// claimAbandoned and deletes it (or TTL does). Until then it counts
+// against the cap: it can only make joins wait or refuse, never admit one
+// too many. Deleting a live join's claim is safe too: that join finds it
+// gone, or changed, in its transaction and claims again.
+//
+// What it costs a new user's join: the claim's write and its deletion in
+// the commit, and the claims' count in the snapshot (one read per thousand
+// claims, at least one).
+
+const (
+	// claimAbandoned is how old a claim must be for a contest to take its
+	// join for dead: far longer than any join's deadline.
+	claimAbandoned = time.Minute
+	// claimContestLimit bounds how long a join contests the last places
+	// before it is refused as if the room were full: about a client's
+	// deadline, since a join whose client gave up only holds a claim.
+	claimContestLimit = 10 * time.Second
+)
+
+var (
+	// errClaimLost: the join's claim was deleted or rewritten under it;
+	// it must claim again.
+	errClaimLost = errors.New("join: the claim on a place is gone")
+	// errContested: the entries and the claims do not all fit; the join
+	// contests outside its transaction.
+	errContested = errors.New("join: the last places are contested")
+)
+
+// joinClaim is one join's claim on a place, kept across its attempts.
+type joinClaim struct {
+	ref       *firestore.DocumentRef // nil until written
+	order     string
+	writtenAt time.Time // its update time as written
+	// policy is the one the contested attempt read, for the cap.
+	policy *presence.Policy
+	// admitted is the contest's snapshot that admitted the claim.
+	admitted *entryTotals
+	// consumed: the commit that added the entry deleted it.
+	consumed bool
+	// lost counts the claims found gone under the join (settleClaim).
+	lost int
+}
+
+func (s *Store) claimsRef(roomID string) *firestore.CollectionRef {
+	return s.room(roomID).Collection(ClaimsCollection)
+}
+
+// claimOrder is the claims' order key: the claim's time, zero-padded so
+// that strings sort as times, then the claim's own id to break ties.
+func claimOrder(at time.Time, id string) string {
+	return fmt.Sprintf("%020d~%s", at.UnixNano(), id)
+}
+
+// writeClaim writes c for k's join at now, outside any transaction, if it
+// has not been written yet.
+func (s *Store) writeClaim(ctx context.Context, c *joinClaim, k presence.SessionKey, now time.Time) error {
+	if c.ref != nil {
+		return nil
+	}
+	id := k.ParticipantID + "~" + k.SessionID
+	ref := s.claimsRef(k.RoomID).Doc(id)
+	order := claimOrder(now, id)
+	rec := claimRecord{RoomID: k.RoomID, Order: order, ClaimedAt: now, ExpireAt: now.Add(s.settings.RecordHorizon)}
+	wr, err := ref.Set(ctx, rec)
+	if err != nil {
+		return err
+	}
+	s.ops.write(1)
+	c.ref, c.order, c.writtenAt = ref, order, wr.UpdateTime
+	s.pause(hookAfterClaim)
+	return nil
+}
+
+// holdsClaim reads c in tx and tells whether it is still the claim this
+// join wrote: a claim deleted meanwhile, or rewritten, is not counted
+// where the contest assumes it is.
+func (s *Store) holdsClaim(tx *txn, c *joinClaim) (bool, error) {
+	snaps, err := tx.getAll(c.ref)
+	if err != nil {
+		return false, err
+	}
+	rec, err := decode[claimRecord](snaps[0])
+	return rec != nil && rec.Order == c.order, err
+}
+
+// dropClaim deletes c unless its commit did, once its join is over: best
+// effort, since a claim left behind only makes joins wait or refuse until
+// a contest or TTL removes it.
+func (s *Store) dropClaim(ctx context.Context, c *joinClaim) {
+	if c.ref == nil || c.consumed {
+		return
+	}
+	dropCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
+	defer cancel()
+	_ = s.deleteDoc(dropCtx, c.ref)
+	c.ref = nil
+}
+
+// claimedCounts decides, in a join's transaction, a new user's place: it
+// writes the claim if need be and judges it by a snapshot begun after the
+// claim (or by the contest that admitted it). It sets st.Entries and
+// st.Claims and returns the revision of that snapshot (for joinCounts's
+// argument: it is taken after the request arrived), or errContested.
+//
+// The transaction does not read the claim: the commit deletes it on the
+// condition that it is still at the update time it was written with, so a
+// commit means the claim stood, unchanged, from its write to the entry's
+// commit, and every snapshot taken meanwhile counted it. A claim deleted or
+// rewritten meanwhile fails the commit (errClaimLost, in joinOnce).
+func (s *Store) claimedCounts(ctx context.Context, now time.Time, req presence.JoinRequest, st *presence.JoinState, src revisionSource, c *joinClaim) (*int64, error) {
+	if err := s.writeClaim(ctx, c, req.SessionKey, now); err != nil {
+		return nil, err
+	}
+	t := c.admitted
+	if t == nil {
+		got, err := s.startEntrySnapshot(ctx, src, true).totals()
+		if err != nil {
+			return nil, err
+		}
+		t = &got
+		if s.settings.JudgeClaim(t.entries, t.claims-1, -1, st.Policy) != presence.ClaimAdmits {
+			c.policy = st.Policy
+			return nil, errContested
+		}
+	}
+	st.Entries, st.Claims = t.entries, t.claims-1
+	return &t.revision, nil
+}
+
+// contestClaim decides a contested claim outside any transaction: it reads
+// the claim, the entries and the claims, all and ahead of it, at one
+// snapshot, until JudgeClaim admits or refuses it, or claimContestLimit
+// passes (refused). Admitted, it keeps the snapshot for the transaction
+// that follows. It removes abandoned claims first, which may be what
+// fills the room.
+func (s *Store) contestClaim(ctx context.Context, src revisionSource, c *joinClaim) error {
+	s.dropAbandonedClaims(ctx, src.roomID)
+	deadline := time.Now().Add(claimContestLimit)
+	for wait := 20 * time.Millisecond; ; wait = min(wait*3/2, 250*time.Millisecond) {
+		t, ahead, held, err := s.claimSnapshot(ctx, src, c)
+		switch {
+		case err != nil:
+			return storeError("join: contesting the last places", err)
+		case !held:
+			return errClaimLost
+		}
+		switch s.settings.JudgeClaim(t.entries, t.claims-1, ahead, c.policy) {
+		case presence.ClaimAdmits:
+			c.admitted = &t
+			return nil
+		case presence.ClaimRefused:
+			return roomFull(s.settings, c.policy)
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return roomFull(s.settings, c.policy)
+		}
+		s.pause(hookClaimWaits)
+		select {
+		case <-ctx.Done():
+			return storeError("join: contesting the last places", ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+}
+
+func roomFull(s presence.Settings, p *presence.Policy) error {
+	return presence.Errorf(presence.ERoomFull, "the room has reached its limit of %d participants", s.RoomCap(p))
+}
+
+// claimSnapshot reads, in one read-only transaction, c itself, the
+// entries' totals and the claims: all of them, and those ahead of c.
+func (s *Store) claimSnapshot(ctx context.Context, src revisionSource, c *joinClaim) (t entryTotals, ahead int, held bool, err error) {
+	err = s.transact(ctx, "contesting the last places", func(tx *txn, _ time.Time) error {
+		aheadDone := make(chan error, 1)
+		go func() {
+			var err error
+			ahead, err = s.countClaims(ctx, src.roomID, tx, c.order)
+			aheadDone <- err
+		}()
+		var err error
+		if held, err = s.holdsClaim(tx, c); err == nil {
+			t, err = s.claimedTotals(ctx, src, tx)
+		}
+		return errors.Join(err, <-aheadDone)
+	}, firestore.ReadOnly)
+	return t, ahead, held, err
+}
+
+// claimedTotals is entryCounts with the room's claims counted beside, in
+// tx (a read-only transaction), all at one snapshot.
+func (s *Store) claimedTotals(ctx context.Context, src revisionSource, tx *txn) (entryTotals, error) {
+	var t entryTotals
+	claimsDone := make(chan error, 1)
+	go func() {
+		var err error
+		t.claims, err = s.countClaims(ctx, src.roomID, tx, "")
+		claimsDone <- err
+	}()
+	var err error
+	t.revision, t.entries, err = s.entryCounts(ctx, src, tx)
+	return t, errors.Join(err, <-claimsDone)
+}
+
+// countClaims counts the room's claims in tx, or, with before, those
+// whose order comes before it.
+func (s *Store) countClaims(ctx context.Context, roomID string, tx *txn, before string) (int, error) {
+	q := s.claimsRef(roomID).Query
+	if before != "" {
+		q = q.Where(FieldOrder, "<", before)
+	}
+	res, err := s.aggregateAll(ctx, q.NewAggregationQuery().WithCount("claims"), tx, "claims", "claims")
+	return int(res["claims"]), err
+}
+
+// dropAbandonedClaims deletes the room's claims older than claimAbandoned
+// (a few at a time: there are as many as joins died at the last places).
+// Best effort, like dropClaim.
+func (s *Store) dropAbandonedClaims(ctx context.Context, roomID string) {
+	cutoff := claimOrder(s.now().Add(-claimAbandoned), "")
+	snaps, err := s.queryAll(ctx, s.claimsRef(roomID).Where(FieldOrder, "<", cutoff).Select().Limit(20))
+	if err != nil {
+		return
+	}
+	for _, snap := range snaps {
+		_ = s.deleteDoc(ctx, snap.Ref)
+	}
+}

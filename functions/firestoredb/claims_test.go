@@ -1,0 +1,157 @@
+package firestoredb_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// setCap gives room a policy with a participant cap.
+func (f *fixture) setCap(tb testing.TB, room string, limit int) {
+	tb.Helper()
+	if _, err := f.client.Collection(firestoredb.PoliciesCollection).Doc(room).Set(f.ctx, map[string]any{"maxParticipants": limit}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// claimsLeft lists the ids of room's claims on places, sorted.
+func (f *fixture) claimsLeft(tb testing.TB, room string) []string {
+	return f.docIDs(tb, room, firestoredb.ClaimsCollection)
+}
+
+// rosterIDs lists the ids of room's roster entries, sorted.
+func (f *fixture) rosterIDs(tb testing.TB, room string) []string {
+	return f.docIDs(tb, room, firestoredb.ParticipantsCollection)
+}
+
+func (f *fixture) docIDs(tb testing.TB, room, collection string) []string {
+	tb.Helper()
+	snaps, err := f.client.Collection(firestoredb.RoomsCollection).Doc(room).Collection(collection).Documents(f.ctx).GetAll()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var ids []string
+	for _, s := range snaps {
+		ids = append(ids, s.Ref.ID)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// A crowd bigger than the places left, every one of whose joins reads the
+// roster after every claim is written and before any entry commits: the
+// lockstep in which joins that trust a size read beside their transaction
+// all commit (K − P over the cap). With claims, exactly the places left are
+// taken, by the claims first in order, and the rest are refused.
+func TestJoin_ACrowdBiggerThanThePlacesLeftFillsThemExactly(t *testing.T) {
+	f := MustOpenStore(t)
+	f.setCap(t, "last", 3)
+	f.mustJoin(t, "last", "host", "s")
+	crowd := []string{"c1", "c2", "c3", "c4"} // 4 joins for 2 places
+	arrive := rendezvous(len(crowd))
+	var claimed, waited atomic.Int32
+	for _, s := range []*firestoredb.Store{f.store, f.other} {
+		s.SetAfterClaim(func() {
+			if claimed.Add(1) <= int32(len(crowd)) {
+				arrive() // no snapshot before every claim is written
+			}
+		})
+		s.SetClaimWaits(func() { waited.Add(1) })
+	}
+	errs := make([]error, len(crowd))
+	var done sync.WaitGroup
+	for i, uid := range crowd {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			store := []*firestoredb.Store{f.store, f.other}[i%2] // two clients, as two instances
+			_, errs[i] = store.Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "last", ParticipantID: uid, SessionID: "s"}})
+		}()
+	}
+	done.Wait()
+	var admitted []string
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			admitted = append(admitted, crowd[i])
+		case presence.ErrorCode(err) != presence.ERoomFull:
+			t.Fatalf("join of %s: %v", crowd[i], err)
+		}
+	}
+	// Every claim was made at the clock's one instant, so the order is the
+	// claims' ids: c1 and c2 come first.
+	if fmt.Sprint(admitted) != "[c1 c2]" {
+		t.Fatalf("admitted %v, want [c1 c2], the first two claims", admitted)
+	}
+	if got := f.rosterIDs(t, "last"); fmt.Sprint(got) != "[c1 c2 host]" {
+		t.Fatalf("roster %v, want [c1 c2 host]", got)
+	}
+	if waited.Load() == 0 {
+		t.Fatal("no claim waited: the places were not contested, so the race was not run")
+	}
+	if left := f.claimsLeft(t, "last"); len(left) != 0 {
+		t.Fatalf("claims left behind: %v", left)
+	}
+}
+
+// A claim counts against the cap until its join commits or gives up: a
+// join behind a claim that fills the room is refused. Once the claim is
+// older than any join lives, the next contest deletes it as abandoned and
+// the join is admitted.
+func TestJoin_AnAbandonedClaimIsClearedByTheNextContest(t *testing.T) {
+	f := MustOpenStore(t)
+	f.setCap(t, "held", 2)
+	f.mustJoin(t, "held", "host", "s")
+	at := f.clock.Now()
+	id := "ghost~s"
+	claim := map[string]any{"roomId": "held", "order": fmt.Sprintf("%020d~%s", at.UnixNano(), id), "claimedAt": at, "expireAt": at.Add(time.Hour)}
+	if _, err := f.client.Collection(firestoredb.RoomsCollection).Doc("held").Collection(firestoredb.ClaimsCollection).Doc(id).Set(f.ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Second)
+	f.mustRefuseWithoutWrites(t, f.store, "held", "late", "s", presence.ERoomFull)
+
+	f.clock.Advance(2 * time.Minute)
+	f.mustJoin(t, "held", "late", "s")
+	if got := f.rosterIDs(t, "held"); fmt.Sprint(got) != "[host late]" {
+		t.Fatalf("roster %v, want [host late]", got)
+	}
+	if left := f.claimsLeft(t, "held"); len(left) != 0 {
+		t.Fatalf("claims left: %v, want the abandoned one deleted", left)
+	}
+}
+
+// A claim deleted under its join, between its write and the transaction
+// that would commit the entry, was perhaps never seen by a snapshot that
+// judged another join: the join finds it gone and claims again.
+func TestJoin_AClaimDeletedUnderItsJoinIsMadeAgain(t *testing.T) {
+	f := MustOpenStore(t)
+	f.mustJoin(t, "again", "host", "s")
+	var claims atomic.Int32
+	f.store.SetAfterClaim(func() {
+		if claims.Add(1) == 1 {
+			if _, err := f.client.Collection(firestoredb.RoomsCollection).Doc("again").Collection(firestoredb.ClaimsCollection).Doc("ann~s").Delete(f.ctx); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	f.mustJoin(t, "again", "ann", "s")
+	if claims.Load() != 2 {
+		t.Fatalf("%d claims written, want 2: the deleted one and the one made again", claims.Load())
+	}
+	if got := f.rosterIDs(t, "again"); fmt.Sprint(got) != "[ann host]" {
+		t.Fatalf("roster %v, want [ann host]", got)
+	}
+	if left := f.claimsLeft(t, "again"); len(left) != 0 {
+		t.Fatalf("claims left: %v", left)
+	}
+}
