@@ -78,8 +78,11 @@ type joinClaim struct {
 	writtenAt time.Time // its update time as written
 	// policy is the one the contested attempt read, for the cap.
 	policy *presence.Policy
-	// admitted is the contest's snapshot that admitted the claim.
-	admitted *entryTotals
+	// admitted is the contest's snapshot that admitted the claim, of the
+	// room lifetime admittedIn: a later lifetime (the room torn down and
+	// created again meanwhile) is judged afresh.
+	admitted   *entryTotals
+	admittedIn time.Time
 	// consumed: the commit that added the entry deleted it.
 	consumed bool
 	// lost counts the claims found gone under the join (settleClaim).
@@ -156,6 +159,9 @@ func (s *Store) claimedCounts(ctx context.Context, now time.Time, req presence.J
 	if err := s.writeClaim(ctx, c, req.SessionKey, now); err != nil {
 		return nil, err
 	}
+	if c.admitted != nil && !c.admittedIn.Equal(src.lifetime) {
+		c.admitted = nil
+	}
 	t := c.admitted
 	if t == nil {
 		got, err := s.startEntrySnapshot(ctx, src, true).totals()
@@ -191,7 +197,7 @@ func (s *Store) contestClaim(ctx context.Context, src revisionSource, c *joinCla
 		}
 		switch s.settings.JudgeClaim(t.entries, t.claims-1, ahead, c.policy) {
 		case presence.ClaimAdmits:
-			c.admitted = &t
+			c.admitted, c.admittedIn = &t, src.lifetime
 			return nil
 		case presence.ClaimRefused:
 			return roomFull(s.settings, c.policy)

@@ -18,8 +18,8 @@ variables {
 
 run "ttl_policy_on_every_collection_group" {
   assert {
-    condition     = toset(keys(google_firestore_field.ttl)) == toset(["rooms", "participants", "sessions", "typing", "receipts", "roomClosings", "rosterRevisions", "roomleaseUsers", "recentlyLeft", "teardownCandidates", "summary", "largeRooms"])
-    error_message = "Expected exactly one TTL field per collection group rooms, participants, sessions, typing, receipts, roomClosings, rosterRevisions, roomleaseUsers, recentlyLeft, teardownCandidates, summary, largeRooms (events off; events.tftest.hcl has roomleaseOutbox); got ${jsonencode(keys(google_firestore_field.ttl))}."
+    condition     = toset(keys(google_firestore_field.ttl)) == toset(["rooms", "participants", "sessions", "typing", "receipts", "roomClosings", "rosterRevisions", "roomleaseUsers", "recentlyLeft", "teardownCandidates", "summary", "largeRooms", "joinClaims"])
+    error_message = "Expected exactly one TTL field per collection group rooms, participants, sessions, typing, receipts, roomClosings, rosterRevisions, roomleaseUsers, recentlyLeft, teardownCandidates, summary, largeRooms, joinClaims (events off; events.tftest.hcl has roomleaseOutbox); got ${jsonencode(keys(google_firestore_field.ttl))}."
   }
 
   assert {
