@@ -144,8 +144,8 @@ func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *r
 // settleClaim handles what a join attempt returned about its claim on a
 // place (claims.go): a contested claim is contested outside the
 // transaction, a lost one is dropped to be claimed again; either way the
-// join tries again (again). Any other outcome passes through as err.
-func (s *Store) settleClaim(ctx context.Context, err error, src revisionSource, c *joinClaim) (again bool, err2 error) {
+// join tries again (true). Any other outcome passes through as the error.
+func (s *Store) settleClaim(ctx context.Context, err error, src revisionSource, c *joinClaim) (bool, error) {
 	if errors.Is(err, errContested) {
 		began := time.Now()
 		err = s.contestClaim(ctx, src, c)
