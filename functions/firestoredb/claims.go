@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/roomlease/roomlease/functions/presence"
 )
@@ -41,6 +43,8 @@ import (
 //
 // Two tabs of one user claim apart (the id names the session), so they
 // count twice while both are in flight: near the cap that can only refuse.
+// Two joins of one session (a client's retry) share one claim: the second
+// adopts the first's (writeClaim).
 //
 // A claim whose join died stays until a contest finds it older than
 // claimAbandoned and deletes it (or TTL does). Until then it counts
@@ -101,20 +105,49 @@ func claimOrder(at time.Time, id string) string {
 
 // writeClaim writes c for k's join at now, outside any transaction, if it
 // has not been written yet.
+//
+// It creates the claim rather than setting it: a second join of the same
+// session in flight at once (a client's retry) finds the claim there and
+// adopts it, order and update time, instead of rewriting it. A rewrite
+// would fail the first join's commit (its condition is the update time it
+// wrote), which would then claim again and fail the twin's: turns taken
+// for nothing, up to maxRoomSteps. Adopted, the claim is one place held by
+// the session; whichever twin commits the entry deletes it, and the other
+// then finds the user listed and needs no place. An adopted claim is as
+// good for the cap's argument as a written one: it stood before the
+// snapshot that judges it.
 func (s *Store) writeClaim(ctx context.Context, c *joinClaim, k presence.SessionKey, now time.Time) error {
 	if c.ref != nil {
 		return nil
 	}
 	id := k.ParticipantID + "~" + k.SessionID
 	ref := s.claimsRef(k.RoomID).Doc(id)
-	order := claimOrder(now, id)
-	rec := claimRecord{RoomID: k.RoomID, Order: order, ClaimedAt: now, ExpireAt: now.Add(s.settings.RecordHorizon)}
-	wr, err := ref.Set(ctx, rec)
-	if err != nil {
-		return err
+	for attempt := 0; ; attempt++ {
+		order := claimOrder(now, id)
+		rec := claimRecord{RoomID: k.RoomID, Order: order, ClaimedAt: now, ExpireAt: now.Add(s.settings.RecordHorizon)}
+		wr, err := ref.Create(ctx, rec)
+		if err == nil {
+			s.ops.write(1)
+			c.ref, c.order, c.writtenAt = ref, order, wr.UpdateTime
+			break
+		}
+		if status.Code(err) != codes.AlreadyExists || attempt == 2 {
+			return err
+		}
+		snap, err := s.getDoc(ctx, ref)
+		if status.Code(err) == codes.NotFound {
+			continue // its join is over meanwhile: create it again
+		}
+		if err != nil {
+			return err
+		}
+		held, err := decode[claimRecord](snap)
+		if err != nil || held == nil {
+			return errors.Join(err, fmt.Errorf("join: the claim %s could not be adopted", ref.Path))
+		}
+		c.ref, c.order, c.writtenAt = ref, held.Order, snap.UpdateTime
+		break
 	}
-	s.ops.write(1)
-	c.ref, c.order, c.writtenAt = ref, order, wr.UpdateTime
 	s.pause(hookAfterClaim)
 	return nil
 }
@@ -230,26 +263,11 @@ func (s *Store) claimSnapshot(ctx context.Context, src revisionSource, c *joinCl
 		}()
 		var err error
 		if held, err = s.holdsClaim(tx, c); err == nil {
-			t, err = s.claimedTotals(ctx, src, tx)
+			t, err = s.entryTotalsIn(ctx, src, tx, true)
 		}
 		return errors.Join(err, <-aheadDone)
 	}, firestore.ReadOnly)
 	return t, ahead, held, err
-}
-
-// claimedTotals is entryCounts with the room's claims counted beside, in
-// tx (a read-only transaction), all at one snapshot.
-func (s *Store) claimedTotals(ctx context.Context, src revisionSource, tx *txn) (entryTotals, error) {
-	var t entryTotals
-	claimsDone := make(chan error, 1)
-	go func() {
-		var err error
-		t.claims, err = s.countClaims(ctx, src.roomID, tx, "")
-		claimsDone <- err
-	}()
-	var err error
-	t.revision, t.entries, err = s.entryCounts(ctx, src, tx)
-	return t, errors.Join(err, <-claimsDone)
 }
 
 // countClaims counts the room's claims in tx, or, with before, those

@@ -155,3 +155,66 @@ func TestJoin_AClaimDeletedUnderItsJoinIsMadeAgain(t *testing.T) {
 		t.Fatalf("claims left: %v", left)
 	}
 }
+
+// Two joins of one session at once (a client's retry while the first is
+// in flight), the second begun once the first has claimed, and both held
+// after their claims until both have claimed: the second finds the first's
+// claim and adopts it, unchanged. Had it rewritten the claim, the first's
+// commit, conditioned on the update time it wrote, would fail whenever
+// the first commits first, and each twin would in turn undo the other's
+// claim, up to the join's limit of attempts.
+func TestJoin_TwinJoinsOfOneSessionShareTheirClaim(t *testing.T) {
+	f := MustOpenStore(t)
+	f.mustJoin(t, "twins", "host", "s")
+	claimRef := f.client.Collection(firestoredb.RoomsCollection).Doc("twins").Collection(firestoredb.ClaimsCollection).Doc("ann~tab")
+	firstClaimed, secondClaimed := make(chan struct{}), make(chan struct{})
+	var asWritten, asAdopted time.Time // the claim's update time after each
+	claimTime := func() time.Time {
+		snap, err := claimRef.Get(f.ctx)
+		if err != nil {
+			t.Error(err)
+			return time.Time{}
+		}
+		return snap.UpdateTime
+	}
+	var claims atomic.Int32
+	f.store.SetAfterClaim(func() {
+		if claims.Add(1) == 1 {
+			asWritten = claimTime()
+			close(firstClaimed)
+			<-secondClaimed
+		}
+	})
+	f.other.SetAfterClaim(func() {
+		if claims.Add(1) == 2 {
+			asAdopted = claimTime()
+			close(secondClaimed)
+		}
+	})
+	req := presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "twins", ParticipantID: "ann", SessionID: "tab"}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var second sync.WaitGroup
+	var secondErr error
+	second.Add(1)
+	go func() {
+		defer second.Done()
+		<-firstClaimed
+		f.clock.Advance(time.Millisecond) // a retry comes later: its claim would differ
+		_, secondErr = f.other.Join(ctx, req)
+	}()
+	_, firstErr := f.store.Join(ctx, req)
+	second.Wait()
+	if firstErr != nil || secondErr != nil {
+		t.Fatalf("joins: %v, %v", firstErr, secondErr)
+	}
+	if asWritten.IsZero() || !asAdopted.Equal(asWritten) {
+		t.Fatalf("the claim was at %v after the first join's write and at %v after the second's: rewritten, not adopted", asWritten, asAdopted)
+	}
+	if got := f.rosterIDs(t, "twins"); fmt.Sprint(got) != "[ann host]" {
+		t.Fatalf("roster %v, want [ann host]", got)
+	}
+	if left := f.claimsLeft(t, "twins"); len(left) != 0 {
+		t.Fatalf("claims left: %v", left)
+	}
+}

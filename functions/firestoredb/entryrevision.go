@@ -2,6 +2,7 @@ package firestoredb
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -94,7 +95,8 @@ func entryRevisionOf(roomID string, p *presence.Participant) revisionSource {
 // one before sending the other would only add a round trip to every join.
 func (s *Store) entryCounts(ctx context.Context, src revisionSource, tx *txn) (revision int64, entries int, err error) {
 	if tx == nil {
-		return s.entrySnapshot(ctx, src)
+		t, err := s.entrySnapshot(ctx, src, false)
+		return t.revision, t.entries, err
 	}
 	roomRef := s.room(src.roomID)
 	var onRecords map[string]int64
@@ -120,19 +122,41 @@ func (s *Store) entryCounts(ctx context.Context, src revisionSource, tx *txn) (r
 }
 
 // entrySnapshot is entryCounts read at one snapshot, outside any other
-// transaction: a read-only transaction of its own. Its two aggregations
-// read two collections, and a departure moves a user's changes from one to
-// the other in one commit; read apart, the entries' sum could come from
-// before that commit and the records' from after it, counting the user's
-// changes twice, a revision no snapshot ever had (too high, where clients
-// only tolerate too low). A read-only transaction takes no lock, so no
-// change of the roster waits for it.
-func (s *Store) entrySnapshot(ctx context.Context, src revisionSource) (revision int64, entries int, err error) {
-	err = s.transact(ctx, "reading the revision", func(tx *txn, _ time.Time) error {
-		revision, entries, err = s.entryCounts(ctx, src, tx)
+// transaction: a read-only transaction of its own, with the room's claims
+// on places counted in it when withClaims (claims.go). Its aggregations
+// read several collections, and a departure moves a user's changes from
+// one to another in one commit; read apart, the entries' sum could come
+// from before that commit and the records' from after it, counting the
+// user's changes twice, a revision no snapshot ever had (too high, where
+// clients only tolerate too low). A read-only transaction takes no lock,
+// so no change of the roster waits for it.
+func (s *Store) entrySnapshot(ctx context.Context, src revisionSource, withClaims bool) (entryTotals, error) {
+	var t entryTotals
+	err := s.transact(ctx, "reading the revision", func(tx *txn, _ time.Time) error {
+		var err error
+		t, err = s.entryTotalsIn(ctx, src, tx, withClaims)
 		return err
 	}, firestore.ReadOnly)
-	return revision, entries, err
+	return t, err
+}
+
+// entryTotalsIn is entryCounts in tx (a read-only transaction), with the
+// room's claims counted beside when withClaims, all at one snapshot.
+func (s *Store) entryTotalsIn(ctx context.Context, src revisionSource, tx *txn, withClaims bool) (entryTotals, error) {
+	var t entryTotals
+	claimsDone := make(chan error, 1)
+	if withClaims {
+		go func() {
+			var err error
+			t.claims, err = s.countClaims(ctx, src.roomID, tx, "")
+			claimsDone <- err
+		}()
+	} else {
+		claimsDone <- nil
+	}
+	var err error
+	t.revision, t.entries, err = s.entryCounts(ctx, src, tx)
+	return t, errors.Join(err, <-claimsDone)
 }
 
 // markDeparture stages, for a departure in a room that keeps its revision

@@ -180,8 +180,10 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 	var plan presence.JoinPlan
 	var roomVersion time.Time
 	var resp firestore.CommitResponse
+	claimInCommit := false
 	err := s.transact(ctx, "join", func(tx *txn, now time.Time) error {
 		s.pause(hookBeforeJoinReads)
+		claimInCommit = false
 		// Everything the decision depends on. The reads lock these documents
 		// until commit, so a concurrent leave, heartbeat or teardown of the
 		// same session or room either commits before our reads or waits.
@@ -304,9 +306,12 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		if err := s.deleteSessions(tx, req.SessionKey, plan.ExpiredSiblings); err != nil {
 			return err
 		}
-		if claim.ref != nil {
-			// The claim goes in the commit that adds the entry, which fails
-			// if the claim is not the one written (claims.go).
+		// The claim goes in the commit that adds the entry, which fails if
+		// the claim is not the one written (claims.go). An attempt that
+		// finds the user listed meanwhile (a twin join of the session
+		// committed the entry) needs no place and leaves the claim alone.
+		claimInCommit = claim.ref != nil && plan.AddsEntry
+		if claimInCommit {
 			if err := tx.delete(claim.ref, firestore.LastUpdateTime(claim.writtenAt)); err != nil {
 				return err
 			}
@@ -322,8 +327,8 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 	switch {
 	case err == nil && plan.RoomStep == presence.NoRoomStep:
 		roomVersion = writtenAt(&resp)
-		claim.consumed = claim.ref != nil
-	case claim.ref != nil && (status.Code(err) == codes.FailedPrecondition || status.Code(err) == codes.NotFound):
+		claim.consumed = claimInCommit
+	case claimInCommit && (status.Code(err) == codes.FailedPrecondition || status.Code(err) == codes.NotFound):
 		err = errClaimLost // deleted or rewritten under the join
 	}
 	return plan, roomVersion, err
@@ -383,19 +388,7 @@ func (s *Store) startEntrySnapshot(ctx context.Context, src revisionSource, with
 			// Not this join's deadline: the others wait on the call too.
 			readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
 			defer cancel()
-			if !withClaims {
-				var t entryTotals
-				var err error
-				t.revision, t.entries, err = s.entrySnapshot(readCtx, src)
-				return t, err
-			}
-			var t entryTotals
-			err := s.transact(readCtx, "reading the size and the claims", func(tx *txn, _ time.Time) error {
-				var err error
-				t, err = s.claimedTotals(readCtx, src, tx)
-				return err
-			}, firestore.ReadOnly)
-			return t, err
+			return s.entrySnapshot(readCtx, src, withClaims)
 		})
 		steptime.Since(ctx, stepJoinSize, began)
 	}()
