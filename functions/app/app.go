@@ -63,7 +63,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		client.Close()
 		return nil, err
 	}
-	store := firestoredb.New(client, cfg.Presence, time.Now)
+	store := newStore(client, cfg)
 	if len(cfg.LeaseTokenKey) > 0 {
 		signer, err := leasetoken.NewSigner(cfg.LeaseTokenKey)
 		if err != nil {
@@ -122,7 +122,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 			return nil, err
 		}
 		store.PublishEvents(a.events)
-		sweepStore = firestoredb.New(client, cfg.Presence, time.Now)
+		sweepStore = newStore(client, cfg)
 		sweepStore.PublishEvents(a.events)
 		sweepStore.PublishInBackground()
 	}
@@ -146,4 +146,13 @@ func (a *App) Close() error {
 		a.events.Close()
 	}
 	return a.client.Close()
+}
+
+// newStore is a store of cfg's settings.
+func newStore(client *firestore.Client, cfg config.Config) *firestoredb.Store {
+	store := firestoredb.New(client, cfg.Presence, time.Now)
+	if cfg.LeaseIndexSharded {
+		store.ListLeasesByShard()
+	}
+	return store
 }

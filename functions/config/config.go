@@ -65,6 +65,9 @@ type Config struct {
 	// Emulators are FIRESTORE_EMULATOR_HOST and FIREBASE_AUTH_EMULATOR_HOST:
 	// a local server tells clients in GET /v1/config where they are.
 	Emulators httpapi.Emulators
+	// LeaseIndexSharded makes the sweeper find expired sessions by lease
+	// shard (ROOMLEASE_LEASE_INDEX=sharded; firestoredb.ListLeasesByShard).
+	LeaseIndexSharded bool
 	// ServerTiming sends room replies with a Server-Timing header of
 	// their steps (ROOMLEASE_SERVER_TIMING=true; the benchmarks).
 	ServerTiming bool
@@ -120,6 +123,9 @@ const (
 	EnvClientNames = "ROOMLEASE_CLIENT_NAMES"
 	// EnvServerTiming (true or false) adds Server-Timing to room replies.
 	EnvServerTiming = "ROOMLEASE_SERVER_TIMING"
+	// EnvLeaseIndex is single (the sweeper reads the sessions' single-field
+	// lease index) or sharded (the composite one, per lease shard).
+	EnvLeaseIndex = "ROOMLEASE_LEASE_INDEX"
 )
 
 // The per-user caps (abuse limits), also in docs/settings.md.
@@ -198,6 +204,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	case getenv(EnvSweepInterval) != "":
 		duration(EnvSweepInterval, &c.Sweep.MaxWait)
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%s is deprecated; rename it %s", EnvSweepInterval, EnvSweepMaxPause))
+	}
+	switch v := getenv(EnvLeaseIndex); v {
+	case "", "single":
+	case "sharded":
+		c.LeaseIndexSharded = true
+	default:
+		errs = append(errs, fmt.Errorf("%s=%q: use single (until every session written before lease shards has renewed or expired) or sharded", EnvLeaseIndex, v))
 	}
 	switch v := getenv(EnvClientNames); v {
 	case "", "identity":

@@ -121,6 +121,18 @@ func TestFromEnv(t *testing.T) {
 			t.Fatalf("an unknown value: %v, want an error naming %s", err, config.EnvClientNames)
 		}
 	})
+	t.Run("LeaseIndex", func(t *testing.T) {
+		for v, want := range map[string]bool{"": false, "single": false, "sharded": true} {
+			c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvLeaseIndex: v}))
+			if err != nil || c.LeaseIndexSharded != want {
+				t.Fatalf("%s=%q: sharded %v, %v; want %v", config.EnvLeaseIndex, v, c.LeaseIndexSharded, err, want)
+			}
+		}
+		if _, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvLeaseIndex: "both"})); err == nil ||
+			!strings.Contains(err.Error(), config.EnvLeaseIndex) {
+			t.Fatalf("an unknown value: %v, want an error naming %s", err, config.EnvLeaseIndex)
+		}
+	})
 	t.Run("EmulatorVariablesOnCloudRun", func(t *testing.T) {
 		onCloudRun := map[string]string{config.EnvProjectID: "p", "K_SERVICE": "roomlease-presence", "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:9099"}
 		_, err := config.FromEnv(env(onCloudRun))

@@ -2,6 +2,8 @@ package firestoredb
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -13,17 +15,7 @@ import (
 // before now, oldest deadline first, as the sweeper saw them. The read is
 // outside any transaction: each candidate is re-checked when expired.
 func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.ExpiryCandidate], error) {
-	q := s.client.CollectionGroup(SessionsCollection).
-		Where(FieldLeaseExpiresAt, "<=", now).
-		OrderBy(FieldLeaseExpiresAt, firestore.Asc)
-	return listCandidates(ctx, s, "listing expired sessions", q, limit, func(snap *firestore.DocumentSnapshot) (presence.ExpiryCandidate, bool) {
-		sess, err := decodeSession(snap)
-		if err != nil || !isSessionPath(snap.Ref, sess) {
-			return presence.ExpiryCandidate{}, false
-		}
-		return presence.ExpiryCandidate{RoomID: sess.RoomID, ParticipantID: sess.ParticipantID,
-			SessionID: sess.ID, Generation: sess.Generation, LeaseExpiresAt: sess.LeaseExpiresAt}, true
-	})
+	return s.listExpiredLeases(ctx, now, limit)
 }
 
 // isSessionPath reports whether a document found by the sessions
@@ -110,27 +102,45 @@ func (s *Store) ClearTyping(ctx context.Context, c presence.TypingCandidate) (pr
 // a lease end, a typing expiry or an empty room's cleanupAfter (with
 // unreportedOnly, only of rooms not yet reported by an observing sweeper,
 // which would otherwise stay due for ever). It returns the zero time when
-// nothing is scheduled. Each part is a one-row query, so its cost does not
-// grow with the number of rooms.
+// nothing is scheduled. Each part is a one-row query (the leases' one per
+// shard when ListLeasesByShard), sent at once, so its cost does not grow
+// with the number of rooms.
 func (s *Store) NextDeadline(ctx context.Context, unreportedOnly bool) (time.Time, error) {
-	queries := []struct {
+	type part struct {
 		q     firestore.Query
 		field string
-	}{
-		{s.client.CollectionGroup(SessionsCollection).OrderBy(FieldLeaseExpiresAt, firestore.Asc).Limit(1), FieldLeaseExpiresAt},
+	}
+	parts := []part{
 		{s.client.CollectionGroup(TypingCollection).OrderBy(FieldExpiresAt, firestore.Asc).Limit(1), FieldExpiresAt},
 		{s.dueRooms(unreportedOnly).OrderBy(FieldCleanupAfter, firestore.Asc).Limit(1), FieldCleanupAfter},
 	}
-	var next time.Time
-	for _, q := range queries {
-		snaps, err := s.queryAll(ctx, q.q)
-		if err != nil {
-			return time.Time{}, storeError("finding the next deadline", err)
-		}
-		for _, snap := range snaps {
-			if t, ok := snap.Data()[q.field].(time.Time); ok && (next.IsZero() || t.Before(next)) {
-				next = t
+	for _, q := range s.leaseQueries(time.Time{}) {
+		parts = append(parts, part{q.Limit(1), FieldLeaseExpiresAt})
+	}
+	earliest := make([]time.Time, len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			snaps, err := s.queryAll(ctx, p.q)
+			errs[i] = err
+			for _, snap := range snaps {
+				if t, ok := snap.Data()[p.field].(time.Time); ok {
+					earliest[i] = t
+				}
 			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return time.Time{}, storeError("finding the next deadline", err)
+	}
+	var next time.Time
+	for _, t := range earliest {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
 		}
 	}
 	return next, nil

@@ -1,6 +1,10 @@
 package firestoredb
 
-import "context"
+import (
+	"context"
+
+	"github.com/roomlease/roomlease/functions/presence"
+)
 
 // SetAfterTeardownCheck installs a hook that runs inside the teardown
 // transaction after the occupancy check and before the commit.
@@ -92,3 +96,8 @@ func (s *Store) SetAfterClaim(f func()) { s.setHook(hookAfterClaim, f) }
 // SetClaimWaits sets a hook in a contested claim, each time a snapshot
 // leaves it waiting.
 func (s *Store) SetClaimWaits(f func()) { s.setHook(hookClaimWaits, f) }
+
+// LeaseShardOf is the lease shard a session of this key is written with.
+func LeaseShardOf(roomID, uid, sessionID string) int64 {
+	return leaseShardOf(presence.Session{RoomID: roomID, ParticipantID: uid, ID: sessionID})
+}

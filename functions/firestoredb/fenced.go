@@ -111,10 +111,13 @@ func (s *Store) renewFenced(ctx context.Context, ref presence.SessionRef, away *
 	return s.grant(renewed, res.UpdateTime), true, nil
 }
 
-// renewalUpdates are the fields a renewal writes.
+// renewalUpdates are the fields a renewal writes. The lease's shard goes
+// with every deadline, so that a session written before shards existed
+// gains one at its next renewal (leaseshards.go).
 func renewalUpdates(sess presence.Session) []firestore.Update {
 	return []firestore.Update{
 		{Path: FieldLeaseExpiresAt, Value: sess.LeaseExpiresAt},
+		{Path: FieldLeaseShard, Value: leaseShardOf(sess)},
 		{Path: FieldExpireAt, Value: sess.ExpireAt},
 	}
 }

@@ -167,17 +167,20 @@ type sessionRecord struct {
 	SessionID      string    `firestore:"sessionId"`
 	Generation     int64     `firestore:"generation"`
 	LeaseExpiresAt time.Time `firestore:"leaseExpiresAt"`
-	ExpireAt       time.Time `firestore:"expireAt"`
-	CreatedAt      time.Time `firestore:"createdAt"`
-	RoomExpireAt   time.Time `firestore:"roomExpireAt"`
-	EntryExpireAt  time.Time `firestore:"entryExpireAt"`
-	Away           bool      `firestore:"away"`
+	// LeaseShard is leaseShard of the session's key (leaseshards.go),
+	// written with every lease; 0 when read from a session written before.
+	LeaseShard    int64     `firestore:"leaseShard"`
+	ExpireAt      time.Time `firestore:"expireAt"`
+	CreatedAt     time.Time `firestore:"createdAt"`
+	RoomExpireAt  time.Time `firestore:"roomExpireAt"`
+	EntryExpireAt time.Time `firestore:"entryExpireAt"`
+	Away          bool      `firestore:"away"`
 }
 
 func sessionToRecord(s presence.Session) sessionRecord {
 	return sessionRecord{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID,
-		Generation: s.Generation, LeaseExpiresAt: s.LeaseExpiresAt, ExpireAt: s.ExpireAt, CreatedAt: s.CreatedAt,
-		RoomExpireAt: s.RoomExpireAt, EntryExpireAt: s.EntryExpireAt, Away: s.Away}
+		Generation: s.Generation, LeaseExpiresAt: s.LeaseExpiresAt, LeaseShard: leaseShardOf(s), ExpireAt: s.ExpireAt,
+		CreatedAt: s.CreatedAt, RoomExpireAt: s.RoomExpireAt, EntryExpireAt: s.EntryExpireAt, Away: s.Away}
 }
 
 func (rec sessionRecord) session() presence.Session {

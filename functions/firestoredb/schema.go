@@ -70,6 +70,9 @@ const (
 	FieldExpireAt = "expireAt"
 	// FieldLeaseExpiresAt is the lease deadline of a session.
 	FieldLeaseExpiresAt = "leaseExpiresAt"
+	// FieldLeaseShard spreads the sessions' lease deadlines over
+	// LeaseShards ranges of a composite index (leaseshards.go).
+	FieldLeaseShard = "leaseShard"
 	// FieldRoomID is copied into sessions so that one collection-group query
 	// finds a room's live sessions.
 	FieldRoomID = "roomId"

@@ -27,6 +27,9 @@ type Store struct {
 	// attempt sees one instant and a retried attempt sees a fresh one.
 	now func() time.Time
 	ops opMeter
+	// leasesByShard: the sweeper's lease queries read the sharded index
+	// (leaseshards.go).
+	leasesByShard bool
 	// policies remembers room policies for heartbeats, typing and
 	// receipts (see admit).
 	policies *memo.Cache[cachedPolicy]

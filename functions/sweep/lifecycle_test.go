@@ -15,8 +15,19 @@ import (
 // A crashed client (heartbeats stop, no leave) disappears once its lease
 // ends, and its room is torn down once the grace after that has passed;
 // nothing is left under the room, and a closing record tells the story.
+// The same whether the sweeper finds leases in the single-field index or
+// by lease shard (ROOMLEASE_LEASE_INDEX).
 func TestSweep_CrashedClientThenEmptyRoom(t *testing.T) {
+	for _, index := range []string{"single", "sharded"} {
+		t.Run(index, func(t *testing.T) { crashedClientThenEmptyRoom(t, index == "sharded") })
+	}
+}
+
+func crashedClientThenEmptyRoom(t *testing.T, byShard bool) {
 	f := MustOpen(t)
+	if byShard {
+		f.store.ListLeasesByShard()
+	}
 	s := f.sweeper(t, f.store, sweep.Config{})
 	alice := f.join(t, "crash", "alice", "tab")
 	if _, err := f.store.MarkRead(f.ctx, presence.ReceiptRequest{RoomID: "crash", ParticipantID: "alice", LastReadSeq: 3}); err != nil {

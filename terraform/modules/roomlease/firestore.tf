@@ -29,6 +29,18 @@ locals {
       ]
     },
     {
+      # The sweeper's collection-group query for expired leases, one per
+      # lease shard (firestoredb/leaseshards.go): 16 ranges that rise
+      # apart, where the single-field index below is one for the whole
+      # deployment. Read once lease_index is "sharded".
+      collection  = "sessions"
+      query_scope = "COLLECTION_GROUP"
+      fields = [
+        { field_path = "leaseShard", order = "ASCENDING" },
+        { field_path = "leaseExpiresAt", order = "ASCENDING" },
+      ]
+    },
+    {
       # The sweeper's query for rooms in a teardown state whose grace ended.
       collection  = "rooms"
       query_scope = "COLLECTION"
@@ -57,9 +69,13 @@ locals {
   # one query each.
   field_index_overrides = [
     {
-      # Expired leases.
-      collection = "sessions"
-      field      = "leaseExpiresAt"
+      # Expired leases, in one range for the whole deployment: a hot index
+      # past about 5 000 participants online. Its collection-group index
+      # is dropped once lease_index is "sharded" (the composite index by
+      # lease shard above takes over).
+      collection           = "sessions"
+      field                = "leaseExpiresAt"
+      dropped_when_sharded = "COLLECTION_GROUP"
       indexes = [
         { order = "ASCENDING", query_scope = "COLLECTION" },
         { order = "ASCENDING", query_scope = "COLLECTION_GROUP" },
@@ -160,7 +176,10 @@ resource "google_firestore_field" "index_override" {
 
   index_config {
     dynamic "indexes" {
-      for_each = each.value.indexes
+      for_each = [
+        for i in each.value.indexes : i
+        if !(var.lease_index == "sharded" && try(each.value.dropped_when_sharded, "") == i.query_scope)
+      ]
       content {
         order       = indexes.value.order
         query_scope = indexes.value.query_scope

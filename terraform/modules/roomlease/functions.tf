@@ -52,6 +52,7 @@ locals {
     ROOMLEASE_CLOSING_RETENTION      = var.closing_retention
     ROOMLEASE_ARCHIVE_RECEIPTS       = tostring(var.archive_receipts)
     ROOMLEASE_CLIENT_NAMES           = var.client_names
+    ROOMLEASE_LEASE_INDEX            = var.lease_index
     ROOMLEASE_POLICY_CACHE           = var.policy_cache
     ROOMLEASE_REVOCATION_CHECK_EVERY = var.revocation_check_every
     ROOMLEASE_STATE_RATE_LIMIT       = tostring(var.state_rate_limit)

@@ -619,6 +619,17 @@ variable "client_names" {
   }
 }
 
+variable "lease_index" {
+  description = "ROOMLEASE_LEASE_INDEX: single (the sweeper finds expired sessions in the single-field index on leaseExpiresAt, one range for the whole deployment) or sharded (in the composite index by lease shard, and the single-field collection-group index is dropped). Switch to sharded only once every session written before lease shards has renewed or expired: a lease of time after the upgrade, plus the sweeper's lag (docs/upgrades.md)."
+  type        = string
+  default     = "single"
+
+  validation {
+    condition     = contains(["single", "sharded"], var.lease_index)
+    error_message = "lease_index must be single or sharded."
+  }
+}
+
 variable "policy_cache" {
   description = "ROOMLEASE_POLICY_CACHE: how long an instance keeps a room's policy for heartbeats, typing and receipts (0s to 10m; 0s reads it every time). A user removed from a policy written without updatedAt is refused within this time; one with updatedAt is evicted by the sweeper within a pass."
   type        = string

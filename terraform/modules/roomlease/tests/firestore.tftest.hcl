@@ -41,8 +41,16 @@ run "ttl_policy_on_every_collection_group" {
 
 run "indexes_match_firestore_indexes_json" {
   assert {
-    condition     = length(google_firestore_index.composite) == 3
-    error_message = "Expected 3 composite indexes, got ${length(google_firestore_index.composite)}."
+    condition     = length(google_firestore_index.composite) == 4
+    error_message = "Expected 4 composite indexes, got ${length(google_firestore_index.composite)}."
+  }
+
+  assert {
+    condition = (
+      google_firestore_index.composite["sessions:leaseShard,leaseExpiresAt"].query_scope == "COLLECTION_GROUP" &&
+      [for f in google_firestore_index.composite["sessions:leaseShard,leaseExpiresAt"].fields : "${f.field_path} ${f.order}"] == ["leaseShard ASCENDING", "leaseExpiresAt ASCENDING"]
+    )
+    error_message = "The sessions' lease-shard index must be collection-group scoped on leaseShard, leaseExpiresAt (both ascending): it is built before lease_index is switched to sharded."
   }
 
   assert {
@@ -74,6 +82,34 @@ run "indexes_match_firestore_indexes_json" {
       toset([for i in o.index_config[0].indexes : "${i.order} ${i.query_scope}"]) == toset(["ASCENDING COLLECTION", "ASCENDING COLLECTION_GROUP"])
     ])
     error_message = "Each overridden field must be indexed ascending at collection and collection-group scope."
+  }
+}
+
+# The second step of the lease-shard rollout (docs/upgrades.md): the
+# single-field collection-group index on leaseExpiresAt, the hot one, goes;
+# its collection-scoped index and every other override stay.
+run "sharded_lease_index_drops_the_hot_one" {
+  variables {
+    lease_index = "sharded"
+  }
+
+  assert {
+    condition     = toset([for i in google_firestore_field.index_override["sessions.leaseExpiresAt"].index_config[0].indexes : "${i.order} ${i.query_scope}"]) == toset(["ASCENDING COLLECTION"])
+    error_message = "With lease_index sharded, sessions.leaseExpiresAt must keep only its collection-scoped index."
+  }
+
+  assert {
+    condition = alltrue([
+      for k, o in google_firestore_field.index_override :
+      toset([for i in o.index_config[0].indexes : "${i.order} ${i.query_scope}"]) == toset(["ASCENDING COLLECTION", "ASCENDING COLLECTION_GROUP"])
+      if k != "sessions.leaseExpiresAt"
+    ])
+    error_message = "With lease_index sharded, every other overridden field keeps both of its indexes."
+  }
+
+  assert {
+    condition     = contains(keys(google_firestore_index.composite), "sessions:leaseShard,leaseExpiresAt")
+    error_message = "With lease_index sharded, the lease-shard index must exist."
   }
 }
 

@@ -91,6 +91,7 @@ run "environment_from_variables" {
       ROOMLEASE_CLOSING_RETENTION      = "720h"
       ROOMLEASE_ARCHIVE_RECEIPTS       = "false"
       ROOMLEASE_CLIENT_NAMES           = "identity"
+      ROOMLEASE_LEASE_INDEX            = "single"
       ROOMLEASE_POLICY_CACHE           = "2m"
       ROOMLEASE_REVOCATION_CHECK_EVERY = "30s"
       ROOMLEASE_STATE_RATE_LIMIT       = "1"

@@ -236,6 +236,12 @@ run "rejects_unknown_client_names" {
   expect_failures = [var.client_names]
 }
 
+run "rejects_unknown_lease_index" {
+  command = plan
+  variables { lease_index = "both" }
+  expect_failures = [var.lease_index]
+}
+
 run "rejects_min_client_version_without_kind" {
   command = plan
   variables { min_client_versions = "0.2.0" }

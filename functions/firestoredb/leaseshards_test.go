@@ -1,0 +1,129 @@
+package firestoredb_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+)
+
+// Lease shards (firestoredb/leaseshards.go): every lease is written with
+// its shard, and the sweeper's queries by shard find what the single-field
+// index finds, except sessions never written with a shard.
+
+func (f *fixture) sessionDoc(room, uid, session string) *firestore.DocumentRef {
+	return f.client.Collection(firestoredb.RoomsCollection).Doc(room).Collection(firestoredb.ParticipantsCollection).Doc(uid).
+		Collection(firestoredb.SessionsCollection).Doc(session)
+}
+
+// leaseShardField returns the session's leaseShard, or -1 without one.
+func (f *fixture) leaseShardField(t *testing.T, room, uid, session string) int64 {
+	t.Helper()
+	snap, err := f.sessionDoc(room, uid, session).Get(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok := snap.Data()[firestoredb.FieldLeaseShard].(int64)
+	if !ok {
+		return -1
+	}
+	return v
+}
+
+// dropLeaseShard makes the session look written before lease shards.
+func (f *fixture) dropLeaseShard(t *testing.T, room, uid, session string) {
+	t.Helper()
+	if _, err := f.sessionDoc(room, uid, session).Update(f.ctx, []firestore.Update{{Path: firestoredb.FieldLeaseShard, Value: firestore.Delete}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A join writes the lease's shard, and so does every renewal, read path
+// or fenced: a session written before shards gains one when it renews.
+func TestLeases_EveryLeaseIsWrittenWithItsShard(t *testing.T) {
+	f := MustOpenStore(t)
+	j := f.mustJoin(t, "sharded", "alice", "tab")
+	want := firestoredb.LeaseShardOf("sharded", "alice", "tab")
+	if got := f.leaseShardField(t, "sharded", "alice", "tab"); got != want {
+		t.Fatalf("after the join, leaseShard %d, want %d", got, want)
+	}
+	r := ref("sharded", "alice", "tab", j.Session.Generation)
+	g := j.Grant
+	for _, withTok := range []bool{false, true} {
+		f.dropLeaseShard(t, "sharded", "alice", "tab")
+		f.setClock(g.RenewAt)
+		token := ""
+		if withTok {
+			token = g.Token
+		}
+		before := g.LeaseExpiresAt
+		g = renew(t, f, f.store, r, token)
+		if !g.LeaseExpiresAt.After(before) {
+			t.Fatalf("token %v: the heartbeat did not renew (%v, then %v)", withTok, before, g.LeaseExpiresAt)
+		}
+		if got := f.leaseShardField(t, "sharded", "alice", "tab"); got != want {
+			t.Fatalf("token %v: after the renewal, leaseShard %d, want %d", withTok, got, want)
+		}
+	}
+}
+
+// Sessions of many rooms, with deadlines apart, listed by the single-field
+// index and by shard: the same sessions in the same order, at any limit,
+// and the same next deadline. A session without a shard is found only by
+// the single-field index: why the switch waits (docs/upgrades.md).
+func TestLeases_ByShardTheSweeperFindsWhatTheSingleIndexFinds(t *testing.T) {
+	f := MustOpenStore(t)
+	shards := map[int64]bool{}
+	for i := range 24 {
+		room, uid := fmt.Sprintf("r%d", i%6), fmt.Sprintf("u%02d", i)
+		f.mustJoin(t, room, uid, "tab")
+		shards[firestoredb.LeaseShardOf(room, uid, "tab")] = true
+		f.clock.Advance(100 * time.Millisecond)
+	}
+	if len(shards) < 4 {
+		t.Fatalf("24 sessions in %d shards: too few to show a merge", len(shards))
+	}
+	single, sharded := f.store, f.other
+	sharded.ListLeasesByShard()
+	f.clock.Advance(presence.DefaultSettings().Lease + time.Minute)
+	now := f.clock.Now()
+
+	list := func(s *firestoredb.Store, limit int) []string {
+		t.Helper()
+		l, err := s.ExpiredSessions(f.ctx, now, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range l.Items {
+			out = append(out, fmt.Sprintf("%s/%s@%d", c.RoomID, c.ParticipantID, c.LeaseExpiresAt.UnixMilli()))
+		}
+		return out
+	}
+	for _, limit := range []int{5, 100} {
+		a, b := list(single, limit), list(sharded, limit)
+		if want := min(limit, 24); len(a) != want {
+			t.Fatalf("limit %d: the single index listed %d sessions, want %d", limit, len(a), want)
+		}
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("limit %d:\nsingle  %v\nsharded %v", limit, a, b)
+		}
+	}
+	na, errA := single.NextDeadline(f.ctx, false)
+	nb, errB := sharded.NextDeadline(f.ctx, false)
+	if errA != nil || errB != nil || na.IsZero() || !na.Equal(nb) {
+		t.Fatalf("next deadline: single %v (%v), sharded %v (%v)", na, errA, nb, errB)
+	}
+
+	f.dropLeaseShard(t, "r0", "u00", "tab") // the oldest
+	if a := list(single, 1); len(a) != 1 || a[0][:6] != "r0/u00" {
+		t.Fatalf("the single index lists %v first, want r0/u00", a)
+	}
+	if b := list(sharded, 100); len(b) != 23 {
+		t.Fatalf("by shard, %d sessions listed, want 23: a session without a shard is in no shard's range", len(b))
+	}
+}
