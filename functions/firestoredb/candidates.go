@@ -168,8 +168,7 @@ func (s *Store) candidateEvidence(ctx context.Context, c presence.Candidate) (pr
 		return ev, storeError("listing a candidate's later lifetimes", err)
 	}
 	ev.ClosedLifetimeOpened = len(opened) > 0
-	leases, err := s.queryAll(ctx, s.client.CollectionGroup(SessionsCollection).
-		Where(FieldRoomID, "==", c.RoomID).
+	leases, err := s.queryAll(ctx, s.roomLeases(c.RoomID).
 		Where(FieldLeaseExpiresAt, ">", c.CheckedAt).
 		Limit(maxEvidenceLeases))
 	if err != nil {

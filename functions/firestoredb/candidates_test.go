@@ -148,7 +148,7 @@ func TestCandidates_ALiveLeaseTheCheckMissedIsAViolation(t *testing.T) {
 	c := observeCandidate(t, f, "v1", false)
 	_, err := f.client.Collection(firestoredb.RoomsCollection).Doc("v1").Collection(firestoredb.ParticipantsCollection).Doc("ghost").
 		Collection(firestoredb.SessionsCollection).Doc("tab").Set(f.ctx, map[string]any{
-		"roomId": "v1", "participantId": "ghost", "sessionId": "tab",
+		"roomId": "v1", "participantId": "ghost", "sessionId": "tab", "leaseShard": firestoredb.LeaseShardOf("v1", "ghost", "tab"),
 		"generation": c.CheckedAt.Add(-time.Minute).UnixMicro(), "leaseExpiresAt": c.CheckedAt.Add(5 * time.Second),
 		"expireAt": c.CheckedAt.Add(time.Hour), "createdAt": c.CheckedAt.Add(-time.Minute)})
 	if err != nil {

@@ -87,7 +87,8 @@ func TestLeases_ByShardTheSweeperFindsWhatTheSingleIndexFinds(t *testing.T) {
 	if len(shards) < 4 {
 		t.Fatalf("24 sessions in %d shards: too few to show a merge", len(shards))
 	}
-	single, sharded := f.store, f.other
+	single := firestoredb.New(f.client, presence.DefaultSettings(), f.clock.Now) // whatever the test run's lease index
+	sharded := f.other
 	sharded.ListLeasesByShard()
 	f.clock.Advance(presence.DefaultSettings().Lease + time.Minute)
 	now := f.clock.Now()
@@ -125,5 +126,52 @@ func TestLeases_ByShardTheSweeperFindsWhatTheSingleIndexFinds(t *testing.T) {
 	}
 	if b := list(sharded, 100); len(b) != 23 {
 		t.Fatalf("by shard, %d sessions listed, want 23: a session without a shard is in no shard's range", len(b))
+	}
+}
+
+// A room's roster, read by a member and by a service, is the same whether
+// its live sessions come from the index (roomId, leaseExpiresAt) or from
+// the one by lease shard, all shards in one query. A member whose session
+// has no shard is not seen by the second: why the switch waits.
+func TestLeases_ARoomsRosterByShardIsItsRoster(t *testing.T) {
+	f := MustOpenStore(t)
+	for _, uid := range []string{"alice", "bob", "carol", "dave"} {
+		f.mustJoin(t, "by-shard", uid, "tab")
+	}
+	f.mustJoin(t, "by-shard", "bob", "phone")
+	single := firestoredb.New(f.client, presence.DefaultSettings(), f.clock.Now)
+	sharded := f.instance(t, f.clock.Now)
+	sharded.ListLeasesByShard()
+	read := func(s *firestoredb.Store) (member, service string) {
+		t.Helper()
+		r, err := s.Roster(f.ctx, presence.RosterRequest{RoomID: "by-shard", CallerID: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := s.ServiceRoster(f.ctx, "by-shard")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := func(ps []presence.Participant) string {
+			var out []string
+			for _, p := range ps {
+				out = append(out, p.ID)
+			}
+			return fmt.Sprint(out)
+		}
+		return ids(r.Participants), ids(snap.Participants)
+	}
+	for name, s := range map[string]*firestoredb.Store{"single": single, "sharded": sharded} {
+		if m, sv := read(s); m != "[alice bob carol dave]" || sv != m {
+			t.Fatalf("%s: a member reads %s, a service %s; want [alice bob carol dave]", name, m, sv)
+		}
+	}
+
+	f.dropLeaseShard(t, "by-shard", "carol", "tab")
+	if m, _ := read(single); m != "[alice bob carol dave]" {
+		t.Fatalf("the one-room index lists %s after carol's shard went; want carol still", m)
+	}
+	if m, _ := read(sharded); m != "[alice bob dave]" {
+		t.Fatalf("by shard, %s after carol's shard went; want carol unseen", m)
 	}
 }

@@ -100,7 +100,8 @@ func TestListing_PagesPastDocumentsThatAreNotPresenceData(t *testing.T) {
 	f := MustOpenStore(t)
 	j := f.mustJoin(t, "real", "alice", "tab")
 	for _, id := range []string{"a", "b", "c"} {
-		_, err := f.client.Doc("apps/other/sessions/"+id).Set(f.ctx, map[string]any{"leaseExpiresAt": time.Unix(0, 0)})
+		// With a leaseShard, so that a listing by shard finds them too.
+		_, err := f.client.Doc("apps/other/sessions/"+id).Set(f.ctx, map[string]any{"leaseExpiresAt": time.Unix(0, 0), "leaseShard": int64(0)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,8 +48,7 @@ func (s *Store) Roster(ctx context.Context, req presence.RosterRequest) (presenc
 		}
 		// Only sessions whose lease is still running: reads cost what is
 		// live, not what awaits the sweeper.
-		sessions, err := s.liveSessions(tx, s.client.CollectionGroup(SessionsCollection).
-			Where(FieldRoomID, "==", req.RoomID).
+		sessions, err := s.liveSessions(tx, s.roomLeases(req.RoomID).
 			Where(FieldLeaseExpiresAt, ">", now))
 		if err != nil {
 			return err

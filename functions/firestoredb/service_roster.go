@@ -42,8 +42,7 @@ func (s *Store) ServiceRoster(ctx context.Context, roomID string) (presence.Snap
 		if room == nil {
 			return presence.NotVisible()
 		}
-		sessions, err := s.liveSessions(tx, s.client.CollectionGroup(SessionsCollection).
-			Where(FieldRoomID, "==", roomID).
+		sessions, err := s.liveSessions(tx, s.roomLeases(roomID).
 			Where(FieldLeaseExpiresAt, ">", now))
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package sweep_test
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -34,8 +35,12 @@ func MustOpen(tb testing.TB) *fixture {
 	client, project := emulatortest.Firestore(tb)
 	clock := testclock.New(testclock.Start)
 	settings := presence.DefaultSettings()
+	store := firestoredb.New(client, settings, clock.Now)
+	if os.Getenv("ROOMLEASE_TEST_LEASE_INDEX") == "sharded" {
+		store.ListLeasesByShard() // as in firestoredb's tests (helpers_test.go there)
+	}
 	return &fixture{ctx: context.Background(), client: client, project: project, clock: clock, settings: settings,
-		store: firestoredb.New(client, settings, clock.Now), logs: &testlog.Buffer{}}
+		store: store, logs: &testlog.Buffer{}}
 }
 
 // sweeper returns a sweeper on store whose pauses advance the test clock

@@ -110,10 +110,11 @@ func TestPass_SkipsDocumentsThatAreNotPresenceData(t *testing.T) {
 	past := f.clock.Now().Add(-time.Hour)
 	foreign := f.client.Doc("shop/carts/sessions/cart-1")
 	edited := f.client.Doc("rooms/edited/participants/bob/sessions/tab")
-	if _, err := foreign.Set(f.ctx, map[string]any{"leaseExpiresAt": past, "items": 3}); err != nil {
+	// Both with a leaseShard, so that a sweeper listing by shard finds them.
+	if _, err := foreign.Set(f.ctx, map[string]any{"leaseExpiresAt": past, "items": 3, "leaseShard": int64(0)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := edited.Set(f.ctx, map[string]any{"leaseExpiresAt": past, "generation": "seven"}); err != nil {
+	if _, err := edited.Set(f.ctx, map[string]any{"leaseExpiresAt": past, "generation": "seven", "leaseShard": int64(1)}); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(f.settings.Lease)

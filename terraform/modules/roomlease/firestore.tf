@@ -19,12 +19,27 @@ locals {
   # Composite indexes, as in the "indexes" list of firestore.indexes.json.
   composite_indexes = [
     {
-      # The sweeper's collection-group query for one room's sessions by lease
-      # deadline: "does this room still hold a live lease?".
+      # One room's sessions by lease deadline (the roster read, a service's
+      # roster read, a teardown candidate's evidence). Its range is one
+      # room's, hot in a room of more than about 5 000 participants online,
+      # so it is dropped once lease_index is "sharded" and the next index
+      # takes over.
+      collection           = "sessions"
+      query_scope          = "COLLECTION_GROUP"
+      dropped_when_sharded = true
+      fields = [
+        { field_path = "roomId", order = "ASCENDING" },
+        { field_path = "leaseExpiresAt", order = "ASCENDING" },
+      ]
+    },
+    {
+      # The same by lease shard, all shards in one query ("in"): read once
+      # lease_index is "sharded".
       collection  = "sessions"
       query_scope = "COLLECTION_GROUP"
       fields = [
         { field_path = "roomId", order = "ASCENDING" },
+        { field_path = "leaseShard", order = "ASCENDING" },
         { field_path = "leaseExpiresAt", order = "ASCENDING" },
       ]
     },
@@ -194,6 +209,7 @@ resource "google_firestore_index" "composite" {
   for_each = {
     for i in local.composite_indexes :
     "${i.collection}:${join(",", [for f in i.fields : f.field_path])}" => i
+    if !(var.lease_index == "sharded" && try(i.dropped_when_sharded, false))
   }
 
   project     = var.project_id

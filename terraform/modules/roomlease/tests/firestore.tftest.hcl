@@ -41,8 +41,8 @@ run "ttl_policy_on_every_collection_group" {
 
 run "indexes_match_firestore_indexes_json" {
   assert {
-    condition     = length(google_firestore_index.composite) == 4
-    error_message = "Expected 4 composite indexes, got ${length(google_firestore_index.composite)}."
+    condition     = length(google_firestore_index.composite) == 5
+    error_message = "Expected 5 composite indexes, got ${length(google_firestore_index.composite)}."
   }
 
   assert {
@@ -108,8 +108,11 @@ run "sharded_lease_index_drops_the_hot_one" {
   }
 
   assert {
-    condition     = contains(keys(google_firestore_index.composite), "sessions:leaseShard,leaseExpiresAt")
-    error_message = "With lease_index sharded, the lease-shard index must exist."
+    condition = toset(keys(google_firestore_index.composite)) == toset([
+      "sessions:leaseShard,leaseExpiresAt", "sessions:roomId,leaseShard,leaseExpiresAt",
+      "rooms:state,cleanupAfter", "rooms:state,teardownReported,cleanupAfter",
+    ])
+    error_message = "With lease_index sharded, the one-room index sessions (roomId, leaseExpiresAt) must go and the lease-shard indexes stay; got ${jsonencode(keys(google_firestore_index.composite))}."
   }
 }
 
