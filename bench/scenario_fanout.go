@@ -69,6 +69,8 @@ func runFanout(ctx context.Context, o harness.Options) error {
 		}
 		o.Log(fmt.Sprintf("fanout large: %d participants: %d summaries to each listener in %.1f s (%.2f a second), %d inexact; full mode %.2f documents per change",
 			n, res.DocsPerListener, res.Seconds, res.ReadsPerListenerPerSecond, res.Inexact, res.FullModeDocsPerChange))
+		o.Log(fmt.Sprintf("fanout large: %d participants: a round's joins %.0f ms, its leaves %.0f ms; a join's steps (ms) %v, a leave's %v",
+			n, res.JoinPhaseMs, res.LeavePhaseMs, res.JoinStepsMs, res.LeaveStepsMs))
 		run.Large = append(run.Large, res)
 		if err := res.Check(); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/steptime"
 	"github.com/roomlease/roomlease/functions/summarize"
 	"github.com/roomlease/roomlease/functions/sweep"
 )
@@ -38,6 +39,15 @@ type LargeResult struct {
 	// same room; its reads per second follow from the churn. -1: not
 	// measured (rooms above FullModeUpTo).
 	FullModeDocsPerChange float64 `json:"fullModeDocsPerChange"`
+	// JoinPhaseMs and LeavePhaseMs are a round's halves, on average: its
+	// joins at once until the last committed, then its leaves. JoinStepsMs
+	// are a churn join's steps (steptime, as in Server-Timing), on
+	// average: where a round's first half goes; LeaveStepsMs a churn
+	// leave's, for the second.
+	JoinPhaseMs  float64            `json:"joinPhaseMs"`
+	LeavePhaseMs float64            `json:"leavePhaseMs"`
+	JoinStepsMs  map[string]float64 `json:"joinStepsMs"`
+	LeaveStepsMs map[string]float64 `json:"leaveStepsMs"`
 }
 
 // LargeOptions shape MeasureLarge.
@@ -132,21 +142,39 @@ func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptio
 	m := opts.ChurnPerSecond
 	next := 0 // the next of the original participants to leave
 	changes := 0
+	var joinPhase, leavePhase time.Duration
+	rounds := 0
+	var stepsMu sync.Mutex
+	stepSums, leaveSums := map[string]float64{}, map[string]float64{}
 	for round := 0; time.Since(began) < opts.Duration && next+m <= len(r.refs) && ctx.Err() == nil; round++ {
 		tick := time.Now()
 		err := atOnce(m, func(i int) error {
 			key := presence.SessionKey{RoomID: id, ParticipantID: fmt.Sprintf("churn-%05d", round*m+i), SessionID: "tab"}
-			_, err := live.Join(ctx, presence.JoinRequest{SessionKey: key, DisplayName: key.ParticipantID, HasDisplayName: true})
+			jctx, steps := steptime.With(ctx)
+			_, err := live.Join(jctx, presence.JoinRequest{SessionKey: key, DisplayName: key.ParticipantID, HasDisplayName: true})
+			stepsMu.Lock()
+			for name, ms := range steptime.Parse(steps.Header()) {
+				stepSums[name] += ms
+			}
+			stepsMu.Unlock()
 			return err
 		})
 		if err != nil {
 			return res, fmt.Errorf("churn join: %w", err)
 		}
+		joinPhase += time.Since(tick)
+		leavesBegan := time.Now()
 		res.Joins += m
 		leaving := r.refs[next : next+m]
 		next += m
 		err = atOnce(m, func(i int) error {
-			out, err := live.Leave(ctx, leaving[i])
+			lctx, steps := steptime.With(ctx)
+			out, err := live.Leave(lctx, leaving[i])
+			stepsMu.Lock()
+			for name, ms := range steptime.Parse(steps.Header()) {
+				leaveSums[name] += ms
+			}
+			stepsMu.Unlock()
 			if err == nil && !out.Removed {
 				err = fmt.Errorf("%s was not removed: %+v", leaving[i].ParticipantID, out)
 			}
@@ -155,13 +183,27 @@ func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptio
 		if err != nil {
 			return res, fmt.Errorf("churn leave: %w", err)
 		}
+		leavePhase += time.Since(leavesBegan)
 		res.Leaves += m
+		rounds++
 		changes += 2 * m
 		if wait := time.Second - time.Since(tick); wait > 0 {
 			time.Sleep(wait)
 		}
 	}
 	res.Seconds = time.Since(began).Seconds()
+	if rounds > 0 {
+		res.JoinPhaseMs = float64(joinPhase.Milliseconds()) / float64(rounds)
+		res.LeavePhaseMs = float64(leavePhase.Milliseconds()) / float64(rounds)
+		res.JoinStepsMs = map[string]float64{}
+		for name, ms := range stepSums {
+			res.JoinStepsMs[name] = ms / float64(res.Joins)
+		}
+		res.LeaveStepsMs = map[string]float64{}
+		for name, ms := range leaveSums {
+			res.LeaveStepsMs[name] = ms / float64(res.Leaves)
+		}
+	}
 	time.Sleep(1500 * time.Millisecond) // the last summary, and its delivery
 	res.FullModeDocsPerChange = -1
 	if full != nil {
