@@ -2,8 +2,6 @@ package firestoredb
 
 import (
 	"context"
-	"errors"
-	"sync"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -15,7 +13,7 @@ import (
 // before now, oldest deadline first, as the sweeper saw them. The read is
 // outside any transaction: each candidate is re-checked when expired.
 func (s *Store) ExpiredSessions(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.ExpiryCandidate], error) {
-	return s.listExpiredLeases(ctx, now, limit)
+	return listCandidates(ctx, s, "listing expired sessions", s.leaseQuery(now), limit, expiryCandidate)
 }
 
 // isSessionPath reports whether a document found by the sessions
@@ -102,45 +100,27 @@ func (s *Store) ClearTyping(ctx context.Context, c presence.TypingCandidate) (pr
 // a lease end, a typing expiry or an empty room's cleanupAfter (with
 // unreportedOnly, only of rooms not yet reported by an observing sweeper,
 // which would otherwise stay due for ever). It returns the zero time when
-// nothing is scheduled. Each part is a one-row query (the leases' one per
-// shard when ListLeasesByShard), sent at once, so its cost does not grow
-// with the number of rooms.
+// nothing is scheduled. Each part is a one-row query, so its cost does not
+// grow with the number of rooms.
 func (s *Store) NextDeadline(ctx context.Context, unreportedOnly bool) (time.Time, error) {
-	type part struct {
+	queries := []struct {
 		q     firestore.Query
 		field string
-	}
-	parts := []part{
+	}{
+		{s.leaseQuery(time.Time{}).Limit(1), FieldLeaseExpiresAt},
 		{s.client.CollectionGroup(TypingCollection).OrderBy(FieldExpiresAt, firestore.Asc).Limit(1), FieldExpiresAt},
 		{s.dueRooms(unreportedOnly).OrderBy(FieldCleanupAfter, firestore.Asc).Limit(1), FieldCleanupAfter},
 	}
-	for _, q := range s.leaseQueries(time.Time{}) {
-		parts = append(parts, part{q.Limit(1), FieldLeaseExpiresAt})
-	}
-	earliest := make([]time.Time, len(parts))
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for i, p := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			snaps, err := s.queryAll(ctx, p.q)
-			errs[i] = err
-			for _, snap := range snaps {
-				if t, ok := snap.Data()[p.field].(time.Time); ok {
-					earliest[i] = t
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return time.Time{}, storeError("finding the next deadline", err)
-	}
 	var next time.Time
-	for _, t := range earliest {
-		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
-			next = t
+	for _, q := range queries {
+		snaps, err := s.queryAll(ctx, q.q)
+		if err != nil {
+			return time.Time{}, storeError("finding the next deadline", err)
+		}
+		for _, snap := range snaps {
+			if t, ok := snap.Data()[q.field].(time.Time); ok && (next.IsZero() || t.Before(next)) {
+				next = t
+			}
 		}
 	}
 	return next, nil

@@ -1,10 +1,7 @@
 package firestoredb
 
 import (
-	"context"
-	"errors"
 	"hash/fnv"
-	"slices"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -50,62 +47,36 @@ func leaseShardOf(sess presence.Session) int64 {
 }
 
 // ListLeasesByShard makes the store's queries of leases read the indexes
-// by shard: the sweeper's (ExpiredSessions, NextDeadline) one query per
-// shard instead of the single-field index, and a room's (roomLeases) one
-// query for every shard at once instead of the index (roomId,
-// leaseExpiresAt), whose range is one room's: hot too in a room of more
-// than about 5 000 participants online. Call it before the store is used.
+// by shard, all shards in one query ("in"): the sweeper's
+// (ExpiredSessions, NextDeadline) instead of the single-field index, and a
+// room's (roomLeases) instead of the index (roomId, leaseExpiresAt), whose
+// range is one room's: hot too in a room of more than about 5 000
+// participants online. Call it before the store is used.
+//
+// Firestore runs an "in" as one equality per value and merges what they
+// find in the query's order, so a query of 16 shards (under the 30
+// disjunctions it allows) is still one query, billed as one, and pages as
+// one.
 func (s *Store) ListLeasesByShard() { s.leasesByShard = true }
 
-// leaseQueries are the queries that find sessions by lease deadline,
-// oldest first, those ended at or before expiredBy unless it is zero: one,
-// or one per shard.
-func (s *Store) leaseQueries(expiredBy time.Time) []firestore.Query {
-	base := s.client.CollectionGroup(SessionsCollection).Query
-	var qs []firestore.Query
-	if !s.leasesByShard {
-		qs = []firestore.Query{base}
-	} else {
-		for shard := range int64(LeaseShards) {
-			qs = append(qs, base.Where(FieldLeaseShard, "==", shard))
-		}
+// byShard narrows q, a query of sessions, to every lease shard when the
+// store reads leases by shard: the same sessions (all have a shard, once
+// the rollout's second step is due), from the index by shard.
+func (s *Store) byShard(q firestore.Query) firestore.Query {
+	if s.leasesByShard {
+		q = q.Where(FieldLeaseShard, "in", allLeaseShards)
 	}
-	for i, q := range qs {
-		if !expiredBy.IsZero() {
-			q = q.Where(FieldLeaseExpiresAt, "<=", expiredBy)
-		}
-		qs[i] = q.OrderBy(FieldLeaseExpiresAt, firestore.Asc)
-	}
-	return qs
+	return q
 }
 
-// listExpiredLeases runs the expired-lease queries at once and merges
-// what they find, oldest deadline first, up to limit: each shard's first
-// limit are enough for the whole's.
-func (s *Store) listExpiredLeases(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.ExpiryCandidate], error) {
-	qs := s.leaseQueries(now)
-	listings := make([]presence.Listing[presence.ExpiryCandidate], len(qs))
-	errs := make([]error, len(qs))
-	done := make(chan int, len(qs))
-	for i, q := range qs {
-		go func() {
-			listings[i], errs[i] = listCandidates(ctx, s, "listing expired sessions", q, limit, expiryCandidate)
-			done <- i
-		}()
+// leaseQuery finds sessions by lease deadline, oldest first, those ended
+// at or before expiredBy unless it is zero.
+func (s *Store) leaseQuery(expiredBy time.Time) firestore.Query {
+	q := s.byShard(s.client.CollectionGroup(SessionsCollection).Query)
+	if !expiredBy.IsZero() {
+		q = q.Where(FieldLeaseExpiresAt, "<=", expiredBy)
 	}
-	for range qs {
-		<-done
-	}
-	var out presence.Listing[presence.ExpiryCandidate]
-	for _, l := range listings {
-		out.Items = append(out.Items, l.Items...)
-		out.Undecodable = append(out.Undecodable, l.Undecodable...)
-	}
-	slices.SortStableFunc(out.Items, func(a, b presence.ExpiryCandidate) int { return a.LeaseExpiresAt.Compare(b.LeaseExpiresAt) })
-	if len(out.Items) > limit {
-		out.Items = out.Items[:limit]
-	}
-	return out, errors.Join(errs...)
+	return q.OrderBy(FieldLeaseExpiresAt, firestore.Asc)
 }
 
 // expiryCandidate decodes a session found by an expired-lease query.
@@ -128,15 +99,7 @@ var allLeaseShards = func() []int64 {
 }()
 
 // roomLeases is the query of roomID's sessions across its participants, to
-// be narrowed by lease deadline. By shard, it reads the composite index
-// (roomId, leaseShard, leaseExpiresAt) for all shards at once: Firestore
-// runs the "in" as one equality per shard and merges what they find, so
-// it is still one query, billed as one (16 disjunctions, under the 30 it
-// allows).
+// be narrowed by lease deadline.
 func (s *Store) roomLeases(roomID string) firestore.Query {
-	q := s.client.CollectionGroup(SessionsCollection).Where(FieldRoomID, "==", roomID)
-	if s.leasesByShard {
-		q = q.Where(FieldLeaseShard, "in", allLeaseShards)
-	}
-	return q
+	return s.byShard(s.client.CollectionGroup(SessionsCollection).Where(FieldRoomID, "==", roomID))
 }

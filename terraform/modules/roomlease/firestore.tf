@@ -44,10 +44,10 @@ locals {
       ]
     },
     {
-      # The sweeper's collection-group query for expired leases, one per
-      # lease shard (firestoredb/leaseshards.go): 16 ranges that rise
-      # apart, where the single-field index below is one for the whole
-      # deployment. Read once lease_index is "sharded".
+      # The sweeper's collection-group query for expired leases by lease
+      # shard, all shards in one query (firestoredb/leaseshards.go): 16
+      # ranges that rise apart, where the single-field index below is one
+      # for the whole deployment. Read once lease_index is "sharded".
       collection  = "sessions"
       query_scope = "COLLECTION_GROUP"
       fields = [
