@@ -122,6 +122,12 @@ func FanoutMarkdown(run FanoutRun, sizes []int) string {
 				thousands(float64(l.Participants)), l.Joins, l.Leaves, perSecond, l.Seconds, l.DocsPerListener,
 				l.ReadsPerListenerPerSecond, l.Summaries, l.Inexact, full)
 		}
+		b.WriteString("\nWhere a churn round went (milliseconds, on average): its joins at once until the last committed, then its leaves, and each request's steps.\n\n")
+		b.WriteString("| participants | a round's joins | its leaves | a join: its transaction / the size-and-revision snapshot within it | a leave: its transaction / the emptiness check after it |\n|---|---|---|---|---|\n")
+		for _, l := range run.Large {
+			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.0f / %.0f | %.0f / %.0f |\n", thousands(float64(l.Participants)), l.JoinPhaseMs, l.LeavePhaseMs,
+				l.JoinStepsMs["join-txn"], l.JoinStepsMs["join-size"], l.LeaveStepsMs["leave-txn"], l.LeaveStepsMs["leave-settle"])
+		}
 	}
 	b.WriteString("\n| mode | lease / heartbeat | requests | reads | writes | Firestore cost per 1 000 participant-hours |\n|---|---|---|---|---|---|\n")
 	for _, h := range run.Hours {
