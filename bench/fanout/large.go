@@ -40,8 +40,7 @@ type LargeResult struct {
 	// measured (rooms above FullModeUpTo).
 	FullModeDocsPerChange float64 `json:"fullModeDocsPerChange"`
 	// JoinPhaseMs and LeavePhaseMs are a round's halves, on average: its
-	// joins at once until the last committed, then its leaves until the
-	// last committed (their answers may come later). JoinStepsMs
+	// joins at once until the last committed, then its leaves. JoinStepsMs
 	// are a churn join's steps (steptime, as in Server-Timing), on
 	// average: where a round's first half goes; LeaveStepsMs a churn
 	// leave's, for the second.
@@ -73,8 +72,7 @@ const FullModeUpTo = 1000
 // its summary, attaches opts.Sample listeners to the summary (and one
 // full-mode listener set, for comparison), and churns the room for
 // opts.Duration, once a second: opts.ChurnPerSecond joins of new users at
-// once, and when all have committed, as many leaves of old ones at once;
-// the next round may begin once those have committed.
+// once, and when all have committed, as many leaves of old ones at once.
 // Within a phase only joins (or only leaves) commit, in whatever order, so
 // the count after the k-th change since the start is known whatever the
 // order: a summary at revision R must state the count after change R - R0
@@ -148,9 +146,6 @@ func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptio
 	rounds := 0
 	var stepsMu sync.Mutex
 	stepSums, leaveSums := map[string]float64{}, map[string]float64{}
-	var leavesOut sync.WaitGroup // leaves committed, their answers not all in
-	var leaveErr error           // the first leave that failed, under stepsMu
-	var pending []func()
 	for round := 0; time.Since(began) < opts.Duration && next+m <= len(r.refs) && ctx.Err() == nil; round++ {
 		tick := time.Now()
 		err := atOnce(m, func(i int) error {
@@ -172,46 +167,19 @@ func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptio
 		res.Joins += m
 		leaving := r.refs[next : next+m]
 		next += m
-		// The next round's joins need only these leaves committed, not
-		// answered: a leave's answer also waits for its emptiness check
-		// (docs/api.md, cleanupAfter), which changes no count or
-		// revision. So the round goes on once every leave's transaction
-		// has returned, and the answers are checked as they come.
-		for i := range m {
+		err = atOnce(m, func(i int) error {
 			lctx, steps := steptime.With(ctx)
-			committed := steps.Reached(firestoredb.StepLeaveTxn)
-			answered := make(chan struct{})
-			leavesOut.Add(1)
-			go func() {
-				defer leavesOut.Done()
-				defer close(answered)
-				out, err := live.Leave(lctx, leaving[i])
-				stepsMu.Lock()
-				defer stepsMu.Unlock()
-				for name, ms := range steptime.Parse(steps.Header()) {
-					leaveSums[name] += ms
-				}
-				if err == nil && !out.Removed {
-					err = fmt.Errorf("%s was not removed: %+v", leaving[i].ParticipantID, out)
-				}
-				if err != nil && leaveErr == nil {
-					leaveErr = err
-				}
-			}()
-			pending = append(pending, func() {
-				select {
-				case <-committed:
-				case <-answered:
-				}
-			})
-		}
-		for _, wait := range pending {
-			wait()
-		}
-		pending = pending[:0]
-		stepsMu.Lock()
-		err = leaveErr
-		stepsMu.Unlock()
+			out, err := live.Leave(lctx, leaving[i])
+			stepsMu.Lock()
+			for name, ms := range steptime.Parse(steps.Header()) {
+				leaveSums[name] += ms
+			}
+			stepsMu.Unlock()
+			if err == nil && !out.Removed {
+				err = fmt.Errorf("%s was not removed: %+v", leaving[i].ParticipantID, out)
+			}
+			return err
+		})
 		if err != nil {
 			return res, fmt.Errorf("churn leave: %w", err)
 		}
@@ -224,10 +192,6 @@ func MeasureLarge(ctx context.Context, client *firestore.Client, opts LargeOptio
 		}
 	}
 	res.Seconds = time.Since(began).Seconds()
-	leavesOut.Wait()
-	if leaveErr != nil {
-		return res, fmt.Errorf("churn leave: %w", leaveErr)
-	}
 	if rounds > 0 {
 		res.JoinPhaseMs = float64(joinPhase.Milliseconds()) / float64(rounds)
 		res.LeavePhaseMs = float64(leavePhase.Milliseconds()) / float64(rounds)

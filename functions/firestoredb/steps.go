@@ -24,9 +24,3 @@ const (
 	stepLeaveTxn     = "leave-txn"
 	stepLeaveSettle  = "leave-settle"
 )
-
-// StepLeaveTxn is recorded once a leave's transaction has returned: after
-// it, the leave has committed (or failed), whatever its answer still waits
-// for. A benchmark that must order commits waits for it
-// (steptime.Steps.Reached).
-const StepLeaveTxn = stepLeaveTxn

@@ -24,9 +24,6 @@ type Steps struct {
 	mu    sync.Mutex
 	order []string
 	total map[string]time.Duration
-	// reached are the channels Reached handed out, closed by the step's
-	// first Add.
-	reached map[string]chan struct{}
 }
 
 type key struct{}
@@ -47,31 +44,8 @@ func Add(ctx context.Context, name string, d time.Duration) {
 	defer s.mu.Unlock()
 	if _, seen := s.total[name]; !seen {
 		s.order = append(s.order, name)
-		if c, ok := s.reached[name]; ok {
-			close(c)
-		}
 	}
 	s.total[name] += d
-}
-
-// Reached returns a channel closed once the step name has been recorded:
-// for a benchmark that must know a request got past a step (a leave's
-// transaction committed) before its answer comes.
-func (s *Steps) Reached(name string) <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.reached == nil {
-		s.reached = map[string]chan struct{}{}
-	}
-	c, ok := s.reached[name]
-	if !ok {
-		c = make(chan struct{})
-		s.reached[name] = c
-		if _, seen := s.total[name]; seen {
-			close(c)
-		}
-	}
-	return c
 }
 
 // Since adds the time since start to the step name (defer-friendly:

@@ -44,28 +44,3 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
-
-// Reached is closed by the step's first record, whether asked before or
-// after it, and not by another step's.
-func TestSteps_ReachedClosesOnTheStepsFirstRecord(t *testing.T) {
-	ctx, steps := steptime.With(context.Background())
-	before := steps.Reached("txn")
-	steptime.Add(ctx, "other", time.Millisecond)
-	select {
-	case <-before:
-		t.Fatal("closed by another step")
-	default:
-	}
-	steptime.Add(ctx, "txn", time.Millisecond)
-	steptime.Add(ctx, "txn", time.Millisecond) // a second record closes nothing twice
-	select {
-	case <-before:
-	default:
-		t.Fatal("not closed by the step's record")
-	}
-	select {
-	case <-steps.Reached("txn"):
-	default:
-		t.Fatal("asked after the record: not closed")
-	}
-}
