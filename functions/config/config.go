@@ -123,8 +123,8 @@ const (
 	EnvClientNames = "ROOMLEASE_CLIENT_NAMES"
 	// EnvServerTiming (true or false) adds Server-Timing to room replies.
 	EnvServerTiming = "ROOMLEASE_SERVER_TIMING"
-	// EnvLeaseIndex is single (the sweeper reads the sessions' single-field
-	// lease index) or sharded (the composite one, per lease shard).
+	// EnvLeaseIndex is single (leases and typing signals are found in their
+	// single-field indexes) or sharded (in the composite ones by shard).
 	EnvLeaseIndex = "ROOMLEASE_LEASE_INDEX"
 )
 

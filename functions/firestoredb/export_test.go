@@ -101,3 +101,6 @@ func (s *Store) SetClaimWaits(f func()) { s.setHook(hookClaimWaits, f) }
 func LeaseShardOf(roomID, uid, sessionID string) int64 {
 	return leaseShardOf(presence.Session{RoomID: roomID, ParticipantID: uid, ID: sessionID})
 }
+
+// TypingShardOf is the shard a typing signal of this user is written with.
+func TypingShardOf(roomID, uid string) int64 { return typingShardOf(roomID, uid) }

@@ -38,8 +38,21 @@ const LeaseShards = 16
 
 // leaseShardOf is the shard of sess's lease.
 func leaseShardOf(sess presence.Session) int64 {
+	return shardOf(sess.RoomID, sess.ParticipantID, sess.ID)
+}
+
+// typingShardOf is the shard of a typing signal's expiry. Signals are
+// the other deadline every client writes often (about now plus 5 s at
+// each signal), found by the sweeper in a collection-group index: the
+// same hot range, the same cure, under the same setting.
+func typingShardOf(roomID, uid string) int64 {
+	return shardOf(roomID, uid)
+}
+
+// shardOf hashes a document's path parts to a shard.
+func shardOf(parts ...string) int64 {
 	h := fnv.New32a()
-	for _, part := range []string{sess.RoomID, sess.ParticipantID, sess.ID} {
+	for _, part := range parts {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}
@@ -51,7 +64,9 @@ func leaseShardOf(sess presence.Session) int64 {
 // (ExpiredSessions, NextDeadline) instead of the single-field index, and a
 // room's (roomLeases) instead of the index (roomId, leaseExpiresAt), whose
 // range is one room's: hot too in a room of more than about 5 000
-// participants online. Call it before the store is used.
+// participants online; and the typing signals' (ExpiredTyping,
+// NextDeadline) instead of the single-field index on expiresAt. Call it
+// before the store is used.
 //
 // Firestore runs an "in" as one equality per value and merges what they
 // find in the query's order, so a query of 16 shards (under the 30
@@ -59,12 +74,13 @@ func leaseShardOf(sess presence.Session) int64 {
 // one.
 func (s *Store) ListLeasesByShard() { s.leasesByShard = true }
 
-// byShard narrows q, a query of sessions, to every lease shard when the
-// store reads leases by shard: the same sessions (all have a shard, once
-// the rollout's second step is due), from the index by shard.
-func (s *Store) byShard(q firestore.Query) firestore.Query {
+// byShard narrows q, a query of sessions (shard field FieldLeaseShard) or
+// typing signals (FieldExpiryShard), to every shard when the store reads
+// leases by shard: the same documents (all have a shard, once the
+// rollout's second step is due), from the index by shard.
+func (s *Store) byShard(q firestore.Query, field string) firestore.Query {
 	if s.leasesByShard {
-		q = q.Where(FieldLeaseShard, "in", allLeaseShards)
+		q = q.Where(field, "in", allLeaseShards)
 	}
 	return q
 }
@@ -72,7 +88,7 @@ func (s *Store) byShard(q firestore.Query) firestore.Query {
 // leaseQuery finds sessions by lease deadline, oldest first, those ended
 // at or before expiredBy unless it is zero.
 func (s *Store) leaseQuery(expiredBy time.Time) firestore.Query {
-	q := s.byShard(s.client.CollectionGroup(SessionsCollection).Query)
+	q := s.byShard(s.client.CollectionGroup(SessionsCollection).Query, FieldLeaseShard)
 	if !expiredBy.IsZero() {
 		q = q.Where(FieldLeaseExpiresAt, "<=", expiredBy)
 	}
@@ -101,5 +117,11 @@ var allLeaseShards = func() []int64 {
 // roomLeases is the query of roomID's sessions across its participants, to
 // be narrowed by lease deadline.
 func (s *Store) roomLeases(roomID string) firestore.Query {
-	return s.byShard(s.client.CollectionGroup(SessionsCollection).Where(FieldRoomID, "==", roomID))
+	return s.byShard(s.client.CollectionGroup(SessionsCollection).Where(FieldRoomID, "==", roomID), FieldLeaseShard)
+}
+
+// typingQuery is the query of every room's typing signals, to be narrowed
+// by expiry.
+func (s *Store) typingQuery() firestore.Query {
+	return s.byShard(s.client.CollectionGroup(TypingCollection).Query, FieldExpiryShard)
 }

@@ -2,6 +2,7 @@ package firestoredb_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,5 +174,72 @@ func TestLeases_ARoomsRosterByShardIsItsRoster(t *testing.T) {
 	}
 	if m, _ := read(sharded); m != "[alice bob dave]" {
 		t.Fatalf("by shard, %s after carol's shard went; want carol unseen", m)
+	}
+}
+
+// Typing signals follow the same setting: every signal is written with
+// its shard, and the sweeper's listing by shard finds the signals the
+// single-field index finds, in the same order, with the same next
+// deadline.
+func TestLeases_TypingSignalsByShardAreTheSameSignals(t *testing.T) {
+	f := MustOpenStore(t)
+	shards := map[int64]bool{}
+	for i := range 12 {
+		room, uid := fmt.Sprintf("t%d", i%3), fmt.Sprintf("u%02d", i)
+		j := f.mustJoin(t, room, uid, "tab")
+		if _, err := f.store.SetTyping(f.ctx, ref(room, uid, "tab", j.Session.Generation), true); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := f.client.Collection(firestoredb.RoomsCollection).Doc(room).Collection(firestoredb.TypingCollection).Doc(uid).Get(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := firestoredb.TypingShardOf(room, uid)
+		if got, _ := snap.Data()[firestoredb.FieldExpiryShard].(int64); got != want {
+			t.Fatalf("%s's signal has expiryShard %v, want %d", uid, snap.Data()[firestoredb.FieldExpiryShard], want)
+		}
+		shards[want] = true
+		f.clock.Advance(100 * time.Millisecond)
+	}
+	if len(shards) < 3 {
+		t.Fatalf("12 signals in %d shards: too few to show a merge", len(shards))
+	}
+	single := firestoredb.New(f.client, presence.DefaultSettings(), f.clock.Now)
+	sharded := f.other
+	sharded.ListLeasesByShard()
+	f.clock.Advance(presence.DefaultSettings().TypingExpiry + time.Second)
+	list := func(s *firestoredb.Store, limit int) string {
+		t.Helper()
+		l, err := s.ExpiredTyping(f.ctx, f.clock.Now(), limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range l.Items {
+			out = append(out, fmt.Sprintf("%s/%s@%d", c.RoomID, c.ParticipantID, c.ExpiresAt.UnixMilli()))
+		}
+		return fmt.Sprint(out)
+	}
+	for _, limit := range []int{4, 50} {
+		if a, b := list(single, limit), list(sharded, limit); a != b || a == "[]" {
+			t.Fatalf("limit %d:\nsingle  %s\nsharded %s", limit, a, b)
+		}
+	}
+	// The first signal's expiry is the next deadline (every lease lasts
+	// longer), found by shard as by the single index.
+	na, errA := single.NextDeadline(f.ctx, false)
+	nb, errB := sharded.NextDeadline(f.ctx, false)
+	first, _ := single.ExpiredTyping(f.ctx, f.clock.Now(), 1)
+	if errA != nil || errB != nil || len(first.Items) != 1 || !na.Equal(first.Items[0].ExpiresAt) || !nb.Equal(na) {
+		t.Fatalf("next deadline: single %v (%v), sharded %v (%v), first signal %+v", na, errA, nb, errB, first.Items)
+	}
+	// A signal without a shard (written before shards) is seen only by the
+	// single-field index.
+	if _, err := f.client.Collection(firestoredb.RoomsCollection).Doc("t0").Collection(firestoredb.TypingCollection).Doc("u00").
+		Update(f.ctx, []firestore.Update{{Path: firestoredb.FieldExpiryShard, Value: firestore.Delete}}); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := list(single, 50), list(sharded, 50); strings.Count(a, "@") != 12 || strings.Count(b, "@") != 11 || strings.Contains(b, "t0/u00@") {
+		t.Fatalf("with u00's shard gone:\nsingle  %s\nsharded %s\nwant all 12, then all but t0/u00", a, b)
 	}
 }

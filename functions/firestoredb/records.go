@@ -222,12 +222,15 @@ type typingRecord struct {
 	ParticipantID string    `firestore:"participantId"`
 	DisplayName   string    `firestore:"displayName"`
 	ExpiresAt     time.Time `firestore:"expiresAt"`
-	ExpireAt      time.Time `firestore:"expireAt"`
+	// ExpiryShard is typingShardOf the signal (leaseshards.go), written
+	// with every signal.
+	ExpiryShard int64     `firestore:"expiryShard"`
+	ExpireAt    time.Time `firestore:"expireAt"`
 }
 
 func typingToRecord(t presence.Typing) typingRecord {
 	return typingRecord{RoomID: t.RoomID, ParticipantID: t.ParticipantID, DisplayName: t.DisplayName,
-		ExpiresAt: t.ExpiresAt, ExpireAt: t.ExpireAt}
+		ExpiresAt: t.ExpiresAt, ExpiryShard: typingShardOf(t.RoomID, t.ParticipantID), ExpireAt: t.ExpireAt}
 }
 
 func decodeTyping(snap *firestore.DocumentSnapshot) (*presence.Typing, error) {

@@ -78,6 +78,10 @@ const (
 	FieldRoomID = "roomId"
 	// FieldExpiresAt is when a typing signal stops showing (server time).
 	FieldExpiresAt = "expiresAt"
+	// FieldExpiryShard spreads the typing signals' expiresAt over
+	// LeaseShards ranges, as FieldLeaseShard does the leases'
+	// (leaseshards.go).
+	FieldExpiryShard = "expiryShard"
 	// FieldState and FieldCleanupAfter find rooms due for teardown; with
 	// FieldGeneration, FieldEmptySince and FieldUpdatedAt they are what a
 	// revival of the room rewrites.

@@ -19,7 +19,7 @@ func TestSchema_FieldsMatchRecords(t *testing.T) {
 			tags[name] = true
 		}
 	}
-	for _, field := range []string{FieldExpireAt, FieldLeaseExpiresAt, FieldLeaseShard, FieldRoomID, FieldExpiresAt, FieldState,
+	for _, field := range []string{FieldExpireAt, FieldLeaseExpiresAt, FieldLeaseShard, FieldExpiryShard, FieldRoomID, FieldExpiresAt, FieldState,
 		FieldCleanupAfter, FieldGeneration, FieldEmptySince, FieldUpdatedAt, FieldTeardownReported, FieldChanges, FieldMayBeEmptyAt, FieldRoomExpireAt, FieldEntryExpireAt, FieldPendingCleanup, FieldRevisionExpireAt, FieldDepartedAt, FieldLeftAt, FieldAway, FieldClassifyAfter, FieldClass, FieldClassifiedAt, FieldEntries, FieldEntriesCounted,
 		FieldRetired, FieldRoomOpenedAt, FieldChangesCarried, FieldRevisionOnEntries} {
 		if !tags[field] {

@@ -56,6 +56,18 @@ locals {
       ]
     },
     {
+      # The sweeper's collection-group query for expired typing signals by
+      # shard, all shards in one query: every signal writes about now plus
+      # 5 s, one rising range in the single-field index below. Read once
+      # lease_index is "sharded".
+      collection  = "typing"
+      query_scope = "COLLECTION_GROUP"
+      fields = [
+        { field_path = "expiryShard", order = "ASCENDING" },
+        { field_path = "expiresAt", order = "ASCENDING" },
+      ]
+    },
+    {
       # The sweeper's query for rooms in a teardown state whose grace ended.
       collection  = "rooms"
       query_scope = "COLLECTION"
@@ -97,9 +109,11 @@ locals {
       ]
     },
     {
-      # Expired typing signals.
-      collection = "typing"
-      field      = "expiresAt"
+      # Expired typing signals; the collection-group index goes once
+      # lease_index is "sharded", as the leases' does.
+      collection           = "typing"
+      field                = "expiresAt"
+      dropped_when_sharded = "COLLECTION_GROUP"
       indexes = [
         { order = "ASCENDING", query_scope = "COLLECTION" },
         { order = "ASCENDING", query_scope = "COLLECTION_GROUP" },

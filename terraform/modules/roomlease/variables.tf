@@ -620,7 +620,7 @@ variable "client_names" {
 }
 
 variable "lease_index" {
-  description = "ROOMLEASE_LEASE_INDEX: single (the sweeper finds expired sessions in the single-field index on leaseExpiresAt, one range for the whole deployment) or sharded (in the composite index by lease shard, and the single-field collection-group index is dropped). Switch to sharded only once every session written before lease shards has renewed or expired: a lease of time after the upgrade, plus the sweeper's lag (docs/upgrades.md)."
+  description = "ROOMLEASE_LEASE_INDEX: single (the sweeper finds expired sessions in the single-field index on leaseExpiresAt, one range for the whole deployment) or sharded (in the composite indexes by lease shard, as are a room's live sessions and expired typing signals, and the indexes that are one rising range each are dropped: the sessions' and typing signals' single-field collection-group indexes and sessions (roomId, leaseExpiresAt)). Switch to sharded only once every session written before lease shards has renewed or expired: a lease of time after the upgrade, plus the sweeper's lag (docs/upgrades.md)."
   type        = string
   default     = "single"
 

@@ -41,8 +41,8 @@ run "ttl_policy_on_every_collection_group" {
 
 run "indexes_match_firestore_indexes_json" {
   assert {
-    condition     = length(google_firestore_index.composite) == 5
-    error_message = "Expected 5 composite indexes, got ${length(google_firestore_index.composite)}."
+    condition     = length(google_firestore_index.composite) == 6
+    error_message = "Expected 6 composite indexes, got ${length(google_firestore_index.composite)}."
   }
 
   assert {
@@ -94,22 +94,25 @@ run "sharded_lease_index_drops_the_hot_one" {
   }
 
   assert {
-    condition     = toset([for i in google_firestore_field.index_override["sessions.leaseExpiresAt"].index_config[0].indexes : "${i.order} ${i.query_scope}"]) == toset(["ASCENDING COLLECTION"])
-    error_message = "With lease_index sharded, sessions.leaseExpiresAt must keep only its collection-scoped index."
+    condition = alltrue([
+      for k in ["sessions.leaseExpiresAt", "typing.expiresAt"] :
+      toset([for i in google_firestore_field.index_override[k].index_config[0].indexes : "${i.order} ${i.query_scope}"]) == toset(["ASCENDING COLLECTION"])
+    ])
+    error_message = "With lease_index sharded, sessions.leaseExpiresAt and typing.expiresAt must keep only their collection-scoped index."
   }
 
   assert {
     condition = alltrue([
       for k, o in google_firestore_field.index_override :
       toset([for i in o.index_config[0].indexes : "${i.order} ${i.query_scope}"]) == toset(["ASCENDING COLLECTION", "ASCENDING COLLECTION_GROUP"])
-      if k != "sessions.leaseExpiresAt"
+      if !contains(["sessions.leaseExpiresAt", "typing.expiresAt"], k)
     ])
     error_message = "With lease_index sharded, every other overridden field keeps both of its indexes."
   }
 
   assert {
     condition = toset(keys(google_firestore_index.composite)) == toset([
-      "sessions:leaseShard,leaseExpiresAt", "sessions:roomId,leaseShard,leaseExpiresAt",
+      "sessions:leaseShard,leaseExpiresAt", "sessions:roomId,leaseShard,leaseExpiresAt", "typing:expiryShard,expiresAt",
       "rooms:state,cleanupAfter", "rooms:state,teardownReported,cleanupAfter",
     ])
     error_message = "With lease_index sharded, the one-room index sessions (roomId, leaseExpiresAt) must go and the lease-shard indexes stay; got ${jsonencode(keys(google_firestore_index.composite))}."
