@@ -122,33 +122,43 @@ func (s *Store) writeClaim(ctx context.Context, c *joinClaim, k presence.Session
 	}
 	id := k.ParticipantID + "~" + k.SessionID
 	ref := s.claimsRef(k.RoomID).Doc(id)
-	for attempt := 0; ; attempt++ {
+	for attempt := 0; c.ref == nil; attempt++ {
+		if attempt == 3 {
+			return fmt.Errorf("join: the claim %s kept going between its creation and its adoption", ref.Path)
+		}
 		order := claimOrder(now, id)
-		rec := claimRecord{RoomID: k.RoomID, Order: order, ClaimedAt: now, ExpireAt: now.Add(s.settings.RecordHorizon)}
-		wr, err := ref.Create(ctx, rec)
-		if err == nil {
+		wr, err := ref.Create(ctx, claimRecord{RoomID: k.RoomID, Order: order, ClaimedAt: now, ExpireAt: now.Add(s.settings.RecordHorizon)})
+		switch {
+		case err == nil:
 			s.ops.write(1)
 			c.ref, c.order, c.writtenAt = ref, order, wr.UpdateTime
-			break
-		}
-		if status.Code(err) != codes.AlreadyExists || attempt == 2 {
-			return err
-		}
-		snap, err := s.getDoc(ctx, ref)
-		if status.Code(err) == codes.NotFound {
-			continue // its join is over meanwhile: create it again
+		case status.Code(err) == codes.AlreadyExists:
+			err = s.adoptClaim(ctx, c, ref)
 		}
 		if err != nil {
 			return err
 		}
-		held, err := decode[claimRecord](snap)
-		if err != nil || held == nil {
-			return errors.Join(err, fmt.Errorf("join: the claim %s could not be adopted", ref.Path))
-		}
-		c.ref, c.order, c.writtenAt = ref, held.Order, snap.UpdateTime
-		break
 	}
 	s.pause(hookAfterClaim)
+	return nil
+}
+
+// adoptClaim makes c the claim at ref, written by a twin join of the same
+// session, as it stands; it leaves c unwritten when the claim is gone
+// meanwhile (its join is over), to be created again.
+func (s *Store) adoptClaim(ctx context.Context, c *joinClaim, ref *firestore.DocumentRef) error {
+	snap, err := s.getDoc(ctx, ref)
+	if status.Code(err) == codes.NotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	held, err := decode[claimRecord](snap)
+	if err != nil {
+		return err
+	}
+	c.ref, c.order, c.writtenAt = ref, held.Order, snap.UpdateTime
 	return nil
 }
 

@@ -63,10 +63,7 @@ func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (
 // ExpiredTyping returns up to limit typing signals that expired at or before
 // now, oldest first.
 func (s *Store) ExpiredTyping(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.TypingCandidate], error) {
-	q := s.typingQuery().
-		Where(FieldExpiresAt, "<=", now).
-		OrderBy(FieldExpiresAt, firestore.Asc)
-	return listCandidates(ctx, s, "listing expired typing", q, limit, func(snap *firestore.DocumentSnapshot) (presence.TypingCandidate, bool) {
+	return listCandidates(ctx, s, "listing expired typing", s.typingQuery(now), limit, func(snap *firestore.DocumentSnapshot) (presence.TypingCandidate, bool) {
 		t, err := decodeTyping(snap)
 		if err != nil || t == nil || t.RoomID == "" || t.ParticipantID != snap.Ref.ID {
 			return presence.TypingCandidate{}, false
@@ -108,7 +105,7 @@ func (s *Store) NextDeadline(ctx context.Context, unreportedOnly bool) (time.Tim
 		field string
 	}{
 		{s.leaseQuery(time.Time{}).Limit(1), FieldLeaseExpiresAt},
-		{s.typingQuery().OrderBy(FieldExpiresAt, firestore.Asc).Limit(1), FieldExpiresAt},
+		{s.typingQuery(time.Time{}).Limit(1), FieldExpiresAt},
 		{s.dueRooms(unreportedOnly).OrderBy(FieldCleanupAfter, firestore.Asc).Limit(1), FieldCleanupAfter},
 	}
 	var next time.Time

@@ -2,7 +2,6 @@ package firestoredb_test
 
 import (
 	"context"
-	"os"
 	"sort"
 	"testing"
 	"time"
@@ -123,16 +122,11 @@ func withTokens(s *firestoredb.Store) *firestoredb.Store {
 		panic(err)
 	}
 	s.UseLeaseTokens(signer)
-	if os.Getenv(leaseIndexUnderTest) == "sharded" {
+	if emulatortest.LeasesByShard() {
 		s.ListLeasesByShard()
 	}
 	return s
 }
-
-// leaseIndexUnderTest set to sharded runs every test's stores with
-// ListLeasesByShard (scripts/test runs the store and sweeper tests so once
-// more): both ways of reading leases must give the same answers.
-const leaseIndexUnderTest = "ROOMLEASE_TEST_LEASE_INDEX"
 
 // withToken returns r carrying token.
 func withToken(r presence.SessionRef, token string) presence.SessionRef {

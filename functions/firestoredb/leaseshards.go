@@ -88,11 +88,22 @@ func (s *Store) byShard(q firestore.Query, field string) firestore.Query {
 // leaseQuery finds sessions by lease deadline, oldest first, those ended
 // at or before expiredBy unless it is zero.
 func (s *Store) leaseQuery(expiredBy time.Time) firestore.Query {
-	q := s.byShard(s.client.CollectionGroup(SessionsCollection).Query, FieldLeaseShard)
+	return s.deadlineQuery(SessionsCollection, FieldLeaseShard, FieldLeaseExpiresAt, expiredBy)
+}
+
+// typingQuery is leaseQuery for every room's typing signals.
+func (s *Store) typingQuery(expiredBy time.Time) firestore.Query {
+	return s.deadlineQuery(TypingCollection, FieldExpiryShard, FieldExpiresAt, expiredBy)
+}
+
+// deadlineQuery finds the documents of a collection group by deadline,
+// oldest first, those due at or before expiredBy unless it is zero.
+func (s *Store) deadlineQuery(group, shardField, deadline string, expiredBy time.Time) firestore.Query {
+	q := s.byShard(s.client.CollectionGroup(group).Query, shardField)
 	if !expiredBy.IsZero() {
-		q = q.Where(FieldLeaseExpiresAt, "<=", expiredBy)
+		q = q.Where(deadline, "<=", expiredBy)
 	}
-	return q.OrderBy(FieldLeaseExpiresAt, firestore.Asc)
+	return q.OrderBy(deadline, firestore.Asc)
 }
 
 // expiryCandidate decodes a session found by an expired-lease query.
@@ -118,10 +129,4 @@ var allLeaseShards = func() []int64 {
 // be narrowed by lease deadline.
 func (s *Store) roomLeases(roomID string) firestore.Query {
 	return s.byShard(s.client.CollectionGroup(SessionsCollection).Where(FieldRoomID, "==", roomID), FieldLeaseShard)
-}
-
-// typingQuery is the query of every room's typing signals, to be narrowed
-// by expiry.
-func (s *Store) typingQuery() firestore.Query {
-	return s.byShard(s.client.CollectionGroup(TypingCollection).Query, FieldExpiryShard)
 }

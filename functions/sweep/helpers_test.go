@@ -2,7 +2,6 @@ package sweep_test
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -36,8 +35,8 @@ func MustOpen(tb testing.TB) *fixture {
 	clock := testclock.New(testclock.Start)
 	settings := presence.DefaultSettings()
 	store := firestoredb.New(client, settings, clock.Now)
-	if os.Getenv("ROOMLEASE_TEST_LEASE_INDEX") == "sharded" {
-		store.ListLeasesByShard() // as in firestoredb's tests (helpers_test.go there)
+	if emulatortest.LeasesByShard() {
+		store.ListLeasesByShard()
 	}
 	return &fixture{ctx: context.Background(), client: client, project: project, clock: clock, settings: settings,
 		store: store, logs: &testlog.Buffer{}}
