@@ -104,3 +104,7 @@ func LeaseShardOf(roomID, uid, sessionID string) int64 {
 
 // TypingShardOf is the shard a typing signal of this user is written with.
 func TypingShardOf(roomID, uid string) int64 { return typingShardOf(roomID, uid) }
+
+// SetBeforeOccupancyQuery installs a hook that runs in an emptiness check
+// when no witness was found present, before it queries for any entry.
+func (s *Store) SetBeforeOccupancyQuery(f func()) { s.setHook(hookBeforeOccupancyQuery, f) }

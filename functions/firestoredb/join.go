@@ -84,6 +84,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 		}
 		if plan.RoomStep == presence.NoRoomStep {
 			s.sawActive(req.RoomID)
+			s.sawPresent(req.RoomID, req.ParticipantID)
 			res.Session, res.Held = plan.Session, plan.Held
 			res.Grant = s.grant(plan.Session, version) // the session's, as written
 			if plan.MarkLarge {

@@ -44,6 +44,9 @@ type Store struct {
 	// instance's joins that wait for one begun after they arrived
 	// (startEntrySnapshot).
 	entrySnapshots memo.Next[entryTotals]
+	// witnesses are users this instance saw join a room, read first when
+	// it asks whether the room is occupied (witnesses.go).
+	witnesses *memo.Cache[*witnessSet]
 	// tokens signs and checks lease tokens (fenced.go); nil: none issued.
 	tokens *leasetoken.Signer
 	// publisher publishes committed events (outbox.go); nil: events off.
@@ -108,6 +111,9 @@ const (
 	// hookClaimWaits: in a contested claim, after a snapshot that left it
 	// waiting, before it sleeps and looks again.
 	hookClaimWaits hookPoint = "claim-waits"
+	// hookBeforeOccupancyQuery: in rosterOccupied, after no witness was
+	// found present (witnesses.go), before the query for any entry.
+	hookBeforeOccupancyQuery hookPoint = "before-occupancy-query"
 )
 
 func (s *Store) pause(at hookPoint) {
@@ -120,7 +126,8 @@ func (s *Store) pause(at hookPoint) {
 // time.Now, tests pass a clock they advance.
 func New(client *firestore.Client, settings presence.Settings, now func() time.Time) *Store {
 	return &Store{client: client, settings: settings, now: now, policies: memo.New[cachedPolicy](maxCachedPolicies),
-		activeRooms: memo.New[time.Time](maxLookedRooms), roomLooks: memo.New[roomLook](1), roomSteps: memo.New[struct{}](1)}
+		activeRooms: memo.New[time.Time](maxLookedRooms), roomLooks: memo.New[roomLook](1), roomSteps: memo.New[struct{}](1),
+		witnesses: memo.New[*witnessSet](maxLookedRooms)}
 }
 
 func (s *Store) room(id string) *firestore.DocumentRef {
