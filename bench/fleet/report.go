@@ -76,7 +76,7 @@ func Markdown(r *Report) string {
 }
 
 // stepOrder is the order in which a join's and a leave's steps happen.
-var stepOrder = []string{"gates", "join-txn", "join-size", "join-room", "join-revision", "leave-txn", "leave-settle"}
+var stepOrder = []string{"gates", "join-txn", "join-size", "join-room", "join-revision", "leave-txn", "leave-read", "leave-retried", "leave-commit", "leave-settle"}
 
 // writeSteps renders, for each crowd and operation, the server's own time
 // in each step (its Server-Timing header), p50 / p99 in one room beside

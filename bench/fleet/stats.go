@@ -30,7 +30,8 @@ type BurstSummary struct {
 	Outcomes    map[string]int   `json:"outcomes"`
 	TimeoutMs   float64          `json:"timeoutMs"`
 	// Steps summarizes, per server step (steptime names: gates, join-txn,
-	// join-size, join-room, join-revision, leave-txn, leave-settle), the
+	// join-size, join-room, join-revision, leave-txn and its parts,
+	// leave-settle), the
 	// times the answered requests reported; a request that timed out on
 	// the client reported none, so these describe the answered ones.
 	Steps map[string]workload.Summary `json:"steps,omitempty"`

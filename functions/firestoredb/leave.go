@@ -25,14 +25,19 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 	}
 	var plan presence.DeparturePlan
 	began := time.Now()
+	var attempt attemptTimer
 	err := s.transact(ctx, "leave", func(tx *txn, now time.Time) error {
+		attempt.begin(ctx, stepLeaveRetried)
 		st, err := s.readDeparture(ctx, tx, now, ref.SessionKey)
+		steptime.Since(ctx, stepLeaveRead, attempt.began)
 		if err != nil {
 			return err
 		}
 		plan = s.settings.PlanLeave(now, st, ref)
+		defer attempt.stage()
 		return s.applyDeparture(tx, now, ref.SessionKey, st.Participant, plan)
 	})
+	attempt.done(ctx, stepLeaveCommit)
 	steptime.Since(ctx, stepLeaveTxn, began)
 	if err != nil {
 		return presence.LeaveResult{}, err

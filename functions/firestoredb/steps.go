@@ -1,5 +1,12 @@
 package firestoredb
 
+import (
+	"context"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/steptime"
+)
+
 // The steps of a join and a leave that the store times (package steptime),
 // for the Server-Timing header and the fleet benchmark's report. Each is
 // wall time in this process, retries and lock waits included:
@@ -13,7 +20,9 @@ package firestoredb
 //   - join-room: a lifecycle step (creating or reviving the room);
 //   - join-revision: in an older room, reading the revision for the reply,
 //     after the commit;
-//   - leave-txn: the leave's transaction;
+//   - leave-txn: the leave's transaction, split into leave-read (its
+//     attempts' reads, lock waits included), leave-retried (attempts that
+//     did not commit, whole) and leave-commit (the last attempt's commit);
 //   - leave-settle: the emptiness check after a leave that removed an entry.
 const (
 	stepJoinTxn      = "join-txn"
@@ -22,5 +31,37 @@ const (
 	stepJoinRoom     = "join-room"
 	stepJoinRevision = "join-revision"
 	stepLeaveTxn     = "leave-txn"
+	stepLeaveRead    = "leave-read"
+	stepLeaveRetried = "leave-retried"
+	stepLeaveCommit  = "leave-commit"
 	stepLeaveSettle  = "leave-settle"
 )
+
+// attemptTimer splits a transaction's wall time between the attempts that
+// were retried and the commit of the last one: whether a slow transaction
+// waited on locks in its reads, lost attempts to contention, or waited at
+// its commit.
+type attemptTimer struct {
+	began, staged time.Time
+}
+
+// begin marks an attempt's start; the attempt before it, if any, was
+// retried, and its time (reads, failed commit, backoff) goes to retried.
+func (a *attemptTimer) begin(ctx context.Context, retried string) {
+	now := time.Now()
+	if !a.began.IsZero() {
+		steptime.Add(ctx, retried, now.Sub(a.began))
+	}
+	a.began, a.staged = now, time.Time{}
+}
+
+// stage marks the attempt's writes staged: what follows is its commit.
+func (a *attemptTimer) stage() { a.staged = time.Now() }
+
+// done adds the last attempt's commit time to commit, once the
+// transaction has returned.
+func (a *attemptTimer) done(ctx context.Context, commit string) {
+	if !a.staged.IsZero() {
+		steptime.Since(ctx, commit, a.staged)
+	}
+}

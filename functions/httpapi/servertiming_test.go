@@ -41,10 +41,18 @@ func TestAPI_ServerTiming(t *testing.T) {
 			t.Fatalf("leave: %d %s", leave.status, leave.raw)
 		}
 		steps = steptime.Parse(leave.header.Get("Server-Timing"))
-		for _, name := range []string{"leave-txn", "leave-settle"} {
+		for _, name := range []string{"leave-txn", "leave-read", "leave-commit", "leave-settle"} {
 			if _, ok := steps[name]; !ok {
 				t.Errorf("leave's Server-Timing %q lacks %s", leave.header.Get("Server-Timing"), name)
 			}
+		}
+		// One uncontended attempt: nothing retried, and its reads and
+		// commit are parts of the transaction's time (each rounded to 0.1).
+		if _, ok := steps["leave-retried"]; ok {
+			t.Errorf("an uncontended leave reports a retried attempt: %q", leave.header.Get("Server-Timing"))
+		}
+		if parts := steps["leave-read"] + steps["leave-commit"]; parts > steps["leave-txn"]+0.2 {
+			t.Errorf("leave-read + leave-commit = %.1f ms, more than leave-txn %.1f ms", parts, steps["leave-txn"])
 		}
 	})
 	t.Run("Off", func(t *testing.T) {
