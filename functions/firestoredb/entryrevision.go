@@ -164,8 +164,9 @@ func (s *Store) entryTotalsIn(ctx context.Context, src revisionSource, tx *txn, 
 // (see countChange): a blind write of a document only this user's
 // departures write.
 func (s *Store) markDeparture(tx *txn, now time.Time, roomID, uid string, departedAt time.Time) error {
-	return tx.set(s.revisionShards(roomID).Doc(DepartureMarkPrefix+uid), map[string]any{
-		FieldRoomID: roomID, FieldMayBeEmptyAt: now, FieldDepartedAt: departedAt,
+	ref := s.revisionShards(roomID).Doc(DepartureMarkPrefix + uid)
+	return tx.set(ref, map[string]any{
+		FieldRoomID: roomID, FieldMayBeEmptyAt: now, FieldDepartedAt: departedAt, FieldMarkShard: markShardOf(ref),
 		FieldExpireAt: now.Add(s.settings.RecordHorizon),
 	}, firestore.MergeAll)
 }

@@ -108,3 +108,10 @@ func TypingShardOf(roomID, uid string) int64 { return typingShardOf(roomID, uid)
 // SetBeforeOccupancyQuery installs a hook that runs in an emptiness check
 // when no witness was found present, before it queries for any entry.
 func (s *Store) SetBeforeOccupancyQuery(f func()) { s.setHook(hookBeforeOccupancyQuery, f) }
+
+// MarkShardOf is the shard a repair mark on revision document docID of
+// roomID is written with; DepartureShardOf that of uid's departure record.
+func MarkShardOf(roomID, docID string) int64 { return shardOf(roomID, docID) }
+func DepartureShardOf(roomID, uid string) int64 {
+	return departureShardOf(roomID, uid)
+}

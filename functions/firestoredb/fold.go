@@ -36,7 +36,7 @@ func (s *Store) retiredRef(roomID string) *firestore.DocumentRef {
 // StaleDepartures lists up to limit departure records that a sweep at now
 // may fold, grouped by room, oldest first.
 func (s *Store) StaleDepartures(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.StaleDepartures], error) {
-	q := s.client.CollectionGroup(RecentlyLeftCollection).
+	q := s.byShard(s.client.CollectionGroup(RecentlyLeftCollection).Query, FieldLeftShard).
 		Where(FieldLeftAt, "<", s.settings.DeparturesFoldedBefore(now)).
 		OrderBy(FieldLeftAt, firestore.Asc)
 	type stale struct{ room, uid string }

@@ -675,8 +675,10 @@ func (s *Store) stepInBatch(ctx context.Context, step presence.RoomStep, version
 		}
 		writes += len(refs)
 	}
-	batch.Set(s.revisionShards(room.ID).Doc("0"), map[string]any{
-		FieldRoomID: room.ID, FieldMayBeEmptyAt: now, FieldDepartedAt: now, FieldExpireAt: now.Add(s.settings.RecordHorizon),
+	mark := s.revisionShards(room.ID).Doc("0")
+	batch.Set(mark, map[string]any{
+		FieldRoomID: room.ID, FieldMayBeEmptyAt: now, FieldDepartedAt: now, FieldMarkShard: markShardOf(mark),
+		FieldExpireAt: now.Add(s.settings.RecordHorizon),
 	}, firestore.MergeAll)
 	_, err := batch.Commit(ctx)
 	if err == nil {

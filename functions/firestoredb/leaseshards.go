@@ -49,6 +49,21 @@ func typingShardOf(roomID, uid string) int64 {
 	return shardOf(roomID, uid)
 }
 
+// markShardOf is the shard of a repair mark (FieldMayBeEmptyAt) on the
+// revision document ref, and departureShardOf that of uid's departure
+// record (FieldLeftAt) in roomID. Every departure that removes an entry
+// writes both deadlines-to-be at about now, one rising range for the
+// deployment in the collection-group indexes the sweeper's repair and
+// fold query: the same hot range as the leases', the same cure, under the
+// same setting.
+func markShardOf(ref *firestore.DocumentRef) int64 {
+	return shardOf(ref.Parent.Parent.ID, ref.ID)
+}
+
+func departureShardOf(roomID, uid string) int64 {
+	return shardOf(roomID, uid)
+}
+
 // shardOf hashes a document's path parts to a shard.
 func shardOf(parts ...string) int64 {
 	h := fnv.New32a()
@@ -65,8 +80,11 @@ func shardOf(parts ...string) int64 {
 // room's (roomLeases) instead of the index (roomId, leaseExpiresAt), whose
 // range is one room's: hot too in a room of more than about 5 000
 // participants online; and the typing signals' (ExpiredTyping,
-// NextDeadline) instead of the single-field index on expiresAt. Call it
-// before the store is used.
+// NextDeadline) instead of the single-field index on expiresAt; and the
+// sweeper's repair marks (RepairEmptyActive) and departure records to
+// fold (StaleDepartures) by markShard and leftShard instead of the
+// single-field indexes on mayBeEmptyAt and leftAt. Call it before the
+// store is used.
 //
 // Firestore runs an "in" as one equality per value and merges what they
 // find in the query's order, so a query of 16 shards (under the 30
@@ -74,8 +92,9 @@ func shardOf(parts ...string) int64 {
 // one.
 func (s *Store) ListLeasesByShard() { s.leasesByShard = true }
 
-// byShard narrows q, a query of sessions (shard field FieldLeaseShard) or
-// typing signals (FieldExpiryShard), to every shard when the store reads
+// byShard narrows q, a query of sessions (shard field FieldLeaseShard),
+// typing signals (FieldExpiryShard), repair marks (FieldMarkShard) or
+// departure records (FieldLeftShard), to every shard when the store reads
 // leases by shard: the same documents (all have a shard, once the
 // rollout's second step is due), from the index by shard.
 func (s *Store) byShard(q firestore.Query, field string) firestore.Query {

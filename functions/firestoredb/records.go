@@ -345,10 +345,12 @@ type departureRecord struct {
 	DisplayName   string    `firestore:"displayName"`
 	PhotoURL      string    `firestore:"photoURL,omitempty"`
 	LeftAt        time.Time `firestore:"leftAt"`
-	Reason        string    `firestore:"reason"`
-	ExpireAt      time.Time `firestore:"expireAt"`
-	Changes       int64     `firestore:"changes"`
-	RoomOpenedAt  time.Time `firestore:"roomOpenedAt"`
+	// LeftShard: leaseshards.go.
+	LeftShard    int64     `firestore:"leftShard"`
+	Reason       string    `firestore:"reason"`
+	ExpireAt     time.Time `firestore:"expireAt"`
+	Changes      int64     `firestore:"changes"`
+	RoomOpenedAt time.Time `firestore:"roomOpenedAt"`
 	// Retired is set on the retired document only (RetiredDoc): the
 	// changes of the departure records the sweeper folded.
 	Retired int64 `firestore:"retired,omitempty"`
@@ -356,7 +358,8 @@ type departureRecord struct {
 
 func departureToRecord(d presence.Departure) departureRecord {
 	return departureRecord{RoomID: d.RoomID, ParticipantID: d.ParticipantID, DisplayName: d.DisplayName,
-		PhotoURL: d.PhotoURL, LeftAt: d.LeftAt, Reason: d.Reason, ExpireAt: d.ExpireAt, Changes: d.Changes, RoomOpenedAt: d.OpenedAt}
+		PhotoURL: d.PhotoURL, LeftAt: d.LeftAt, LeftShard: departureShardOf(d.RoomID, d.ParticipantID), Reason: d.Reason,
+		ExpireAt: d.ExpireAt, Changes: d.Changes, RoomOpenedAt: d.OpenedAt}
 }
 
 func decodeDeparture(snap *firestore.DocumentSnapshot) (*presence.Departure, error) {

@@ -42,7 +42,7 @@ func (s *Store) RepairEmptyActive(ctx context.Context, since time.Time, limit in
 		rep.Through = since
 		return rep, nil
 	}
-	snaps, err := s.queryAll(ctx, s.client.CollectionGroup(RevisionsCollection).
+	snaps, err := s.queryAll(ctx, s.byShard(s.client.CollectionGroup(RevisionsCollection).Query, FieldMarkShard).
 		Where(FieldMayBeEmptyAt, ">", since).
 		Where(FieldMayBeEmptyAt, "<=", until).
 		OrderBy(FieldMayBeEmptyAt, firestore.Asc).Limit(limit))
@@ -96,8 +96,9 @@ func (s *Store) RepairEmptyActive(ctx context.Context, since time.Time, limit in
 
 // markAgain marks roomID for a later re-check, keeping the departure time.
 func (s *Store) markAgain(ctx context.Context, roomID string, now, departedAt time.Time) error {
-	err := s.setDoc(ctx, s.revisionShards(roomID).Doc("0"), map[string]any{
-		FieldRoomID: roomID, FieldMayBeEmptyAt: now, FieldDepartedAt: departedAt,
+	ref := s.revisionShards(roomID).Doc("0")
+	err := s.setDoc(ctx, ref, map[string]any{
+		FieldRoomID: roomID, FieldMayBeEmptyAt: now, FieldDepartedAt: departedAt, FieldMarkShard: markShardOf(ref),
 	}, firestore.MergeAll)
 	return storeError("marking a room for another emptiness check", err)
 }

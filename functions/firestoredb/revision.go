@@ -110,12 +110,14 @@ func (s *Store) countChange(tx *txn, now time.Time, src revisionSource, uid stri
 		return s.markDeparture(tx, now, roomID, uid, *entryRemoved)
 	}
 	fields := s.changeFields(now, roomID)
+	shard := s.revisionShard(roomID, uid)
 	if entryRemoved != nil {
 		fields[FieldMayBeEmptyAt] = now
 		fields[FieldDepartedAt] = *entryRemoved
+		fields[FieldMarkShard] = markShardOf(shard)
 		fields[FieldEntries] = firestore.Increment(-1)
 	}
-	return tx.set(s.revisionShard(roomID, uid), fields, firestore.MergeAll)
+	return tx.set(shard, fields, firestore.MergeAll)
 }
 
 // countJoin stages, in tx, the +1 of a join's visible change, and, when

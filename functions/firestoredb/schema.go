@@ -82,6 +82,11 @@ const (
 	// LeaseShards ranges, as FieldLeaseShard does the leases'
 	// (leaseshards.go).
 	FieldExpiryShard = "expiryShard"
+	// FieldMarkShard spreads the repair marks' mayBeEmptyAt, and
+	// FieldLeftShard the departure records' leftAt, over LeaseShards
+	// ranges, as FieldLeaseShard does the leases' (leaseshards.go).
+	FieldMarkShard = "markShard"
+	FieldLeftShard = "leftShard"
 	// FieldState and FieldCleanupAfter find rooms due for teardown; with
 	// FieldGeneration, FieldEmptySince and FieldUpdatedAt they are what a
 	// revival of the room rewrites.

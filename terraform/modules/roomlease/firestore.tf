@@ -68,6 +68,29 @@ locals {
       ]
     },
     {
+      # The sweeper's repair marks by shard, all shards in one query:
+      # every departure that removes an entry marks about now, one rising
+      # range in the single-field index on mayBeEmptyAt. Read once
+      # lease_index is "sharded".
+      collection  = "rosterRevisions"
+      query_scope = "COLLECTION_GROUP"
+      fields = [
+        { field_path = "markShard", order = "ASCENDING" },
+        { field_path = "mayBeEmptyAt", order = "ASCENDING" },
+      ]
+    },
+    {
+      # The departure records to fold, by shard, all shards in one query:
+      # every such departure writes leftAt at about now too. Read once
+      # lease_index is "sharded".
+      collection  = "recentlyLeft"
+      query_scope = "COLLECTION_GROUP"
+      fields = [
+        { field_path = "leftShard", order = "ASCENDING" },
+        { field_path = "leftAt", order = "ASCENDING" },
+      ]
+    },
+    {
       # The sweeper's query for rooms in a teardown state whose grace ended.
       collection  = "rooms"
       query_scope = "COLLECTION"
@@ -120,9 +143,12 @@ locals {
       ]
     },
     {
-      # Rooms whose roster may have emptied unnoticed (the sweeper's repair).
-      collection = "rosterRevisions"
-      field      = "mayBeEmptyAt"
+      # Rooms whose roster may have emptied unnoticed (the sweeper's
+      # repair); the collection-group index goes once lease_index is
+      # "sharded" (the composite index by markShard takes over).
+      collection           = "rosterRevisions"
+      field                = "mayBeEmptyAt"
+      dropped_when_sharded = "COLLECTION_GROUP"
       indexes = [
         { order = "ASCENDING", query_scope = "COLLECTION" },
         { order = "ASCENDING", query_scope = "COLLECTION_GROUP" },
@@ -130,9 +156,12 @@ locals {
     },
     {
       # Departure records nobody shows any more, which the sweeper folds
-      # into their rooms' retired counts.
-      collection = "recentlyLeft"
-      field      = "leftAt"
+      # into their rooms' retired counts; the collection-group index goes
+      # once lease_index is "sharded" (by leftShard). The collection
+      # index stays: a roster read lists one room's recent departures.
+      collection           = "recentlyLeft"
+      field                = "leftAt"
+      dropped_when_sharded = "COLLECTION_GROUP"
       indexes = [
         { order = "ASCENDING", query_scope = "COLLECTION" },
         { order = "ASCENDING", query_scope = "COLLECTION_GROUP" },

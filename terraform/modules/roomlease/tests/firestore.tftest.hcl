@@ -41,8 +41,8 @@ run "ttl_policy_on_every_collection_group" {
 
 run "indexes_match_firestore_indexes_json" {
   assert {
-    condition     = length(google_firestore_index.composite) == 6
-    error_message = "Expected 6 composite indexes, got ${length(google_firestore_index.composite)}."
+    condition     = length(google_firestore_index.composite) == 8
+    error_message = "Expected 8 composite indexes, got ${length(google_firestore_index.composite)}."
   }
 
   assert {
@@ -86,8 +86,9 @@ run "indexes_match_firestore_indexes_json" {
 }
 
 # The second step of the lease-shard rollout (docs/upgrades.md): the
-# single-field collection-group index on leaseExpiresAt, the hot one, goes;
-# its collection-scoped index and every other override stay.
+# single-field collection-group indexes on the deadlines every client or
+# departure writes at about now (leaseExpiresAt, expiresAt, mayBeEmptyAt,
+# leftAt), the hot ones, go; their collection-scoped indexes stay.
 run "sharded_lease_index_drops_the_hot_one" {
   variables {
     lease_index = "sharded"
@@ -95,24 +96,16 @@ run "sharded_lease_index_drops_the_hot_one" {
 
   assert {
     condition = alltrue([
-      for k in ["sessions.leaseExpiresAt", "typing.expiresAt"] :
+      for k in ["sessions.leaseExpiresAt", "typing.expiresAt", "rosterRevisions.mayBeEmptyAt", "recentlyLeft.leftAt"] :
       toset([for i in google_firestore_field.index_override[k].index_config[0].indexes : "${i.order} ${i.query_scope}"]) == toset(["ASCENDING COLLECTION"])
     ])
-    error_message = "With lease_index sharded, sessions.leaseExpiresAt and typing.expiresAt must keep only their collection-scoped index."
-  }
-
-  assert {
-    condition = alltrue([
-      for k, o in google_firestore_field.index_override :
-      toset([for i in o.index_config[0].indexes : "${i.order} ${i.query_scope}"]) == toset(["ASCENDING COLLECTION", "ASCENDING COLLECTION_GROUP"])
-      if !contains(["sessions.leaseExpiresAt", "typing.expiresAt"], k)
-    ])
-    error_message = "With lease_index sharded, every other overridden field keeps both of its indexes."
+    error_message = "With lease_index sharded, sessions.leaseExpiresAt, typing.expiresAt, rosterRevisions.mayBeEmptyAt and recentlyLeft.leftAt must keep only their collection-scoped index."
   }
 
   assert {
     condition = toset(keys(google_firestore_index.composite)) == toset([
       "sessions:leaseShard,leaseExpiresAt", "sessions:roomId,leaseShard,leaseExpiresAt", "typing:expiryShard,expiresAt",
+      "rosterRevisions:markShard,mayBeEmptyAt", "recentlyLeft:leftShard,leftAt",
       "rooms:state,cleanupAfter", "rooms:state,teardownReported,cleanupAfter",
     ])
     error_message = "With lease_index sharded, the one-room index sessions (roomId, leaseExpiresAt) must go and the lease-shard indexes stay; got ${jsonencode(keys(google_firestore_index.composite))}."
