@@ -24,6 +24,7 @@ func (f *fixture) departureDoc(room, uid string) *firestore.DocumentRef {
 	return f.client.Collection(firestoredb.RoomsCollection).Doc(room).Collection(firestoredb.RecentlyLeftCollection).Doc(uid)
 }
 
+// intField returns ref's integer field, or -1 without one.
 func (f *fixture) intField(t *testing.T, ref *firestore.DocumentRef, field string) int64 {
 	t.Helper()
 	snap, err := ref.Get(f.ctx)

@@ -24,15 +24,7 @@ func (f *fixture) sessionDoc(room, uid, session string) *firestore.DocumentRef {
 // leaseShardField returns the session's leaseShard, or -1 without one.
 func (f *fixture) leaseShardField(t *testing.T, room, uid, session string) int64 {
 	t.Helper()
-	snap, err := f.sessionDoc(room, uid, session).Get(f.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, ok := snap.Data()[firestoredb.FieldLeaseShard].(int64)
-	if !ok {
-		return -1
-	}
-	return v
+	return f.intField(t, f.sessionDoc(room, uid, session), firestoredb.FieldLeaseShard)
 }
 
 // dropLeaseShard makes the session look written before lease shards.
