@@ -71,3 +71,37 @@ func TestWitnesses_AWitnessGoneElsewhereProvesNothing(t *testing.T) {
 		t.Fatalf("room %v: the last leave must start the grace", room)
 	}
 }
+
+// The entry an emptiness query finds is the instance's next witness:
+// alice, bob and carol joined through another instance, so dave's leave
+// queries and finds one of them; bob's leave, through the same instance,
+// then reads that entry and does not query.
+func TestWitnesses_TheQueryFindsTheNextWitness(t *testing.T) {
+	f := MustOpenStore(t)
+	gens := map[string]int64{}
+	for _, uid := range []string{"alice", "bob", "carol"} {
+		j, err := f.other.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "wn", ParticipantID: uid, SessionID: "tab"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gens[uid] = j.Session.Generation
+	}
+	dave := f.mustJoin(t, "wn", "dave", "tab")
+	var queried atomic.Int32
+	f.store.SetBeforeOccupancyQuery(func() { queried.Add(1) })
+	if _, err := f.store.Leave(f.ctx, ref("wn", "dave", "tab", dave.Session.Generation)); err != nil {
+		t.Fatal(err)
+	}
+	if n := queried.Load(); n != 1 {
+		t.Fatalf("dave's leave queried %d time(s), want 1: this instance saw no one else join", n)
+	}
+	if _, err := f.store.Leave(f.ctx, ref("wn", "bob", "tab", gens["bob"])); err != nil {
+		t.Fatal(err)
+	}
+	if n := queried.Load(); n != 1 {
+		t.Fatalf("after bob's leave the roster was queried %d times, want still 1: the entry the first query found answers", n)
+	}
+	if room := f.readRoom(t, "wn"); room["state"] != string(presence.StateActive) {
+		t.Fatalf("room %v: alice and carol are there", room)
+	}
+}
