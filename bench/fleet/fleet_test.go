@@ -164,3 +164,26 @@ func TestFleetMarkdownMarksTimeouts(t *testing.T) {
 		t.Errorf("plot: %d lines or NaN coordinates", strings.Count(svg, "<polyline"))
 	}
 }
+
+// A step a request reports only when it took it (leave-retried) is shown
+// as "none of N" where no answered leave took it, not left out.
+func TestFleetMarkdownCountsAStepNoneTook(t *testing.T) {
+	leave := func(retried bool) Attempt {
+		a := Attempt{OK: true, Outcome: "200", Ms: 100, Steps: map[string]float64{"leave-txn": 80}}
+		if retried {
+			a.Steps["leave-retried"] = 30
+		}
+		return a
+	}
+	join := SummarizeBurst([]Attempt{{OK: true, Outcome: "200", Ms: 100}}, 10000)
+	one := Case{Processes: 2, Crowd: 3, Rooms: "one", Join: join,
+		Leave: SummarizeBurst([]Attempt{leave(false), leave(false), leave(false)}, 10000)}
+	sep := Case{Processes: 2, Crowd: 3, Rooms: "separate", Join: join,
+		Leave: SummarizeBurst([]Attempt{leave(true), leave(false)}, 10000)}
+	rep := &Report{Processes: []int{2}, Crowds: []int{3}, Cases: []Case{one, sep}}
+	rep.Ratios = ratios(rep.Cases)
+	md := Markdown(rep)
+	if want := "| 2 | 3 | leave-retried | none of 3 | 30.0 ms / 30.0 ms (1) |"; !strings.Contains(md, want) {
+		t.Fatalf("markdown lacks %q:\n%s", want, md)
+	}
+}

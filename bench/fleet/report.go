@@ -92,7 +92,7 @@ func writeSteps(b *strings.Builder, r *Report) {
 		for _, step := range stepOrder {
 			os, okOne := ob.Steps[step]
 			ss, okSep := sb.Steps[step]
-			if !okOne && !okSep {
+			if !okOne && !okSep && !hasPart(ob, step) && !hasPart(sb, step) {
 				continue
 			}
 			if !wrote {
@@ -100,9 +100,30 @@ func writeSteps(b *strings.Builder, r *Report) {
 				b.WriteString("| processes | crowd | step | one room | separate rooms |\n|---|---|---|---|---|\n")
 				wrote = true
 			}
-			fmt.Fprintf(b, "| %d | %d | %s | %s | %s |\n", ratio.Processes, ratio.Crowd, step, stepCell(os, okOne), stepCell(ss, okSep))
+			fmt.Fprintf(b, "| %d | %d | %s | %s | %s |\n", ratio.Processes, ratio.Crowd, step, partCell(ob, step, os, okOne), partCell(sb, step, ss, okSep))
 		}
 	}
+}
+
+// reportedOnlyWhenTaken are steps a request reports only when it took
+// them, with the step every such request reports: a leave that retried no
+// attempt has no leave-retried, so its absence, among answered leaves,
+// is a count of zero, and the report says so.
+var reportedOnlyWhenTaken = map[string]string{"leave-retried": "leave-txn"}
+
+// hasPart reports whether step is absent from b only because no request
+// took it.
+func hasPart(b BurstSummary, step string) bool {
+	whole, ok := reportedOnlyWhenTaken[step]
+	return ok && b.Steps[whole].N > 0
+}
+
+// partCell is stepCell, or "none of N" for a step no answered request took.
+func partCell(b BurstSummary, step string, s workload.Summary, ok bool) string {
+	if !ok && hasPart(b, step) {
+		return fmt.Sprintf("none of %d", b.Steps[reportedOnlyWhenTaken[step]].N)
+	}
+	return stepCell(s, ok)
 }
 
 func stepCell(s workload.Summary, ok bool) string {
