@@ -130,10 +130,15 @@ func TestSession_RejoinsAfterLeaseRanOut(t *testing.T) {
 	if g.Generation() <= first {
 		t.Fatalf("generation %d after %d", g.Generation(), first)
 	}
-	snap, err := a.Room(ctx)
-	if err != nil || !slices.Contains(names(snap), "Grace") {
-		t.Fatalf("Grace not back: %+v %v", snap, err)
-	}
+	// Back on the roster. Her heartbeats are held, so the fresh lease
+	// (2 s) is all that keeps her listed; a machine that stalls longer
+	// between the rejoin and this read would let it lapse, so each look
+	// lets a held heartbeat go first.
+	eventually(t, "Grace back on the roster", 20*time.Second, func() bool {
+		clock.Fire()
+		snap, err := a.Room(ctx)
+		return err == nil && slices.Contains(names(snap), "Grace")
+	})
 	// The old generation is fenced off for good.
 	if _, err := grace.Heartbeat(ctx, room, g.SessionID(), first, 0); !errors.Is(err, client.ErrStaleGeneration) {
 		t.Fatalf("old generation's heartbeat: %v", err)

@@ -74,8 +74,10 @@ describe('@roomlease/client state, away and events', () => {
     assert.ok(a.generation > old, `generation ${a.generation} after ${old}: no rejoin`);
     assert.equal(a.status, 'joined');
     assert.ok(ada.rec.of('state').some((c) => c.status === 409), 'the first setState got 409');
-    await until('Grace sees Ada green', () => entry(g, ada.user.uid)?.state.colour === 'green', 10_000);
+    // Rejoined: Ada's heartbeats go on, so that her fresh lease (3 s here)
+    // cannot lapse on a stalled machine before Grace's listener sees her.
     timers.release();
+    await until('Grace sees Ada green', () => entry(g, ada.user.uid)?.state.colour === 'green', 10_000);
   });
 
   test('away shows on the other roster once, heartbeats at once, adopts the longer interval, and never drops the user', async () => {
