@@ -103,7 +103,7 @@ func LeaseShardOf(roomID, uid, sessionID string) int64 {
 }
 
 // TypingShardOf is the shard a typing signal of this user is written with.
-func TypingShardOf(roomID, uid string) int64 { return typingShardOf(roomID, uid) }
+func TypingShardOf(roomID, uid string) int64 { return userShardOf(roomID, uid) }
 
 // SetBeforeOccupancyQuery installs a hook that runs in an emptiness check
 // when no witness was found present, before it queries for any entry.
@@ -113,5 +113,5 @@ func (s *Store) SetBeforeOccupancyQuery(f func()) { s.setHook(hookBeforeOccupanc
 // roomID is written with; DepartureShardOf that of uid's departure record.
 func MarkShardOf(roomID, docID string) int64 { return shardOf(roomID, docID) }
 func DepartureShardOf(roomID, uid string) int64 {
-	return departureShardOf(roomID, uid)
+	return userShardOf(roomID, uid)
 }

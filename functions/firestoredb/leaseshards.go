@@ -41,27 +41,20 @@ func leaseShardOf(sess presence.Session) int64 {
 	return shardOf(sess.RoomID, sess.ParticipantID, sess.ID)
 }
 
-// typingShardOf is the shard of a typing signal's expiry. Signals are
-// the other deadline every client writes often (about now plus 5 s at
-// each signal), found by the sweeper in a collection-group index: the
-// same hot range, the same cure, under the same setting.
-func typingShardOf(roomID, uid string) int64 {
+// userShardOf is the shard of a document a room keeps one of per user
+// whose deadline the sweeper finds across rooms: a typing signal's expiry
+// (every signal writes about now plus 5 s) and a departure record's leftAt
+// (every departure that removes an entry writes about now). markShardOf
+// is that of a repair mark (FieldMayBeEmptyAt) on the revision document
+// ref, which the same departures write. Each is one rising range for the
+// whole deployment in a collection-group index: the same hot range as the
+// leases', the same cure, under the same setting.
+func userShardOf(roomID, uid string) int64 {
 	return shardOf(roomID, uid)
 }
 
-// markShardOf is the shard of a repair mark (FieldMayBeEmptyAt) on the
-// revision document ref, and departureShardOf that of uid's departure
-// record (FieldLeftAt) in roomID. Every departure that removes an entry
-// writes both deadlines-to-be at about now, one rising range for the
-// deployment in the collection-group indexes the sweeper's repair and
-// fold query: the same hot range as the leases', the same cure, under the
-// same setting.
 func markShardOf(ref *firestore.DocumentRef) int64 {
 	return shardOf(ref.Parent.Parent.ID, ref.ID)
-}
-
-func departureShardOf(roomID, uid string) int64 {
-	return shardOf(roomID, uid)
 }
 
 // shardOf hashes a document's path parts to a shard.

@@ -222,7 +222,7 @@ type typingRecord struct {
 	ParticipantID string    `firestore:"participantId"`
 	DisplayName   string    `firestore:"displayName"`
 	ExpiresAt     time.Time `firestore:"expiresAt"`
-	// ExpiryShard is typingShardOf the signal (leaseshards.go), written
+	// ExpiryShard is userShardOf the signal (leaseshards.go), written
 	// with every signal.
 	ExpiryShard int64     `firestore:"expiryShard"`
 	ExpireAt    time.Time `firestore:"expireAt"`
@@ -230,7 +230,7 @@ type typingRecord struct {
 
 func typingToRecord(t presence.Typing) typingRecord {
 	return typingRecord{RoomID: t.RoomID, ParticipantID: t.ParticipantID, DisplayName: t.DisplayName,
-		ExpiresAt: t.ExpiresAt, ExpiryShard: typingShardOf(t.RoomID, t.ParticipantID), ExpireAt: t.ExpireAt}
+		ExpiresAt: t.ExpiresAt, ExpiryShard: userShardOf(t.RoomID, t.ParticipantID), ExpireAt: t.ExpireAt}
 }
 
 func decodeTyping(snap *firestore.DocumentSnapshot) (*presence.Typing, error) {
@@ -358,7 +358,7 @@ type departureRecord struct {
 
 func departureToRecord(d presence.Departure) departureRecord {
 	return departureRecord{RoomID: d.RoomID, ParticipantID: d.ParticipantID, DisplayName: d.DisplayName,
-		PhotoURL: d.PhotoURL, LeftAt: d.LeftAt, LeftShard: departureShardOf(d.RoomID, d.ParticipantID), Reason: d.Reason,
+		PhotoURL: d.PhotoURL, LeftAt: d.LeftAt, LeftShard: userShardOf(d.RoomID, d.ParticipantID), Reason: d.Reason,
 		ExpireAt: d.ExpireAt, Changes: d.Changes, RoomOpenedAt: d.OpenedAt}
 }
 
