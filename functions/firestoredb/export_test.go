@@ -31,6 +31,10 @@ func (s *Store) SetAfterJoinReads(f func()) { s.setHook(hookAfterJoinReads, f) }
 // transaction, before those judged ended are read again inside it.
 func (s *Store) SetAfterSiblingListing(f func()) { s.setHook(hookAfterSiblingListing, f) }
 
+// SetAfterDepartureReads installs a hook that runs in each departure
+// attempt after it read the user's entry and session in the transaction.
+func (s *Store) SetAfterDepartureReads(f func()) { s.setHook(hookAfterDepartureReads, f) }
+
 func (s *Store) setHook(at hookPoint, f func()) {
 	if s.hooks == nil {
 		s.hooks = map[hookPoint]func(){}

@@ -249,7 +249,7 @@ func TestFenced_RenewalAgainstTheSweepersExpiry(t *testing.T) {
 		var hbErr error
 		var g presence.Grant
 		var ran atomic.Bool
-		f.store.SetAfterSiblingListing(func() {
+		f.store.SetAfterDepartureReads(func() {
 			if ran.CompareAndSwap(false, true) {
 				ctx, cancel := context.WithTimeout(f.ctx, 3*time.Second)
 				defer cancel()

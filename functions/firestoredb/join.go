@@ -436,7 +436,7 @@ func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req p
 		}
 		return st, err
 	}
-	st.Sessions, _, err = s.userSessions(ctx, tx, now, req.SessionKey, snaps[3])
+	st.Sessions, _, err = s.sessionsUnder(ctx, tx, now, req.SessionKey, st.Participant, snaps[3])
 	return st, err
 }
 
@@ -488,6 +488,27 @@ func (s *Store) checkUserRooms(req presence.JoinRequest, st *presence.JoinState,
 		st.CheckedRooms[roomID] = snaps[i].Exists()
 	}
 	return nil
+}
+
+// sessionsUnder returns the user's sessions that a decision about entry
+// (nil: the user is not listed) and the session k names (read in the
+// transaction as own) depends on, and own decoded. Without an entry
+// nothing but own matters (a departure then deletes only own), and when
+// presence.SoleSession proves own the only session the entry counts, no
+// other can change the decision: either way own is all, and nothing is
+// listed. Otherwise they are listed (userSessions).
+func (s *Store) sessionsUnder(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey, entry *presence.Participant, own *firestore.DocumentSnapshot) ([]presence.Session, *presence.Session, error) {
+	ownSession, err := decodeSession(own)
+	if err != nil {
+		return nil, nil, err
+	}
+	if entry != nil && !presence.SoleSession(entry, ownSession) {
+		return s.userSessions(ctx, tx, now, k, own)
+	}
+	if ownSession == nil {
+		return nil, nil, nil
+	}
+	return []presence.Session{*ownSession}, ownSession, nil
 }
 
 // userSessions returns all of one user's session documents in a room: a

@@ -64,18 +64,20 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 }
 
 // readDeparture reads what removing one session at now depends on: in tx,
-// the user's roster entry and the session; the user's other sessions beside
-// it, those judged ended again in tx (see userSessions).
+// the user's roster entry and the session; the user's other sessions, when
+// the entry does not prove there are none (sessionsUnder), beside it, those
+// judged ended again in tx (see userSessions).
 func (s *Store) readDeparture(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey) (presence.DepartureState, error) {
 	var st presence.DepartureState
 	snaps, err := tx.getAll(s.participant(k.RoomID, k.ParticipantID), s.session(k))
 	if err != nil {
 		return st, err
 	}
+	s.pause(hookAfterDepartureReads)
 	if st.Participant, err = decodeParticipant(snaps[0], k.RoomID, k.ParticipantID); err != nil {
 		return st, err
 	}
-	st.Sessions, st.Session, err = s.userSessions(ctx, tx, now, k, snaps[1])
+	st.Sessions, st.Session, err = s.sessionsUnder(ctx, tx, now, k, st.Participant, snaps[1])
 	return st, err
 }
 

@@ -175,18 +175,23 @@ type sessionRecord struct {
 	RoomExpireAt  time.Time `firestore:"roomExpireAt"`
 	EntryExpireAt time.Time `firestore:"entryExpireAt"`
 	Away          bool      `firestore:"away"`
+	// EntryJoinedAt: see presence.Session; zero when read from a session
+	// written before it.
+	EntryJoinedAt time.Time `firestore:"entryJoinedAt"`
 }
 
 func sessionToRecord(s presence.Session) sessionRecord {
 	return sessionRecord{RoomID: s.RoomID, ParticipantID: s.ParticipantID, SessionID: s.ID,
 		Generation: s.Generation, LeaseExpiresAt: s.LeaseExpiresAt, LeaseShard: leaseShardOf(s), ExpireAt: s.ExpireAt,
-		CreatedAt: s.CreatedAt, RoomExpireAt: s.RoomExpireAt, EntryExpireAt: s.EntryExpireAt, Away: s.Away}
+		CreatedAt: s.CreatedAt, RoomExpireAt: s.RoomExpireAt, EntryExpireAt: s.EntryExpireAt, Away: s.Away,
+		EntryJoinedAt: s.EntryJoinedAt}
 }
 
 func (rec sessionRecord) session() presence.Session {
 	return presence.Session{RoomID: rec.RoomID, ParticipantID: rec.ParticipantID, ID: rec.SessionID,
 		Generation: rec.Generation, LeaseExpiresAt: rec.LeaseExpiresAt, ExpireAt: rec.ExpireAt, CreatedAt: rec.CreatedAt,
-		RoomExpireAt: rec.RoomExpireAt, EntryExpireAt: rec.EntryExpireAt, Away: rec.Away}
+		RoomExpireAt: rec.RoomExpireAt, EntryExpireAt: rec.EntryExpireAt, Away: rec.Away,
+		EntryJoinedAt: rec.EntryJoinedAt}
 }
 
 func decodeSession(snap *firestore.DocumentSnapshot) (*presence.Session, error) {

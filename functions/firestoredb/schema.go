@@ -147,6 +147,9 @@ const (
 	// room's and roster entry's expireAt (see presence/ttl.go).
 	FieldRoomExpireAt  = "roomExpireAt"
 	FieldEntryExpireAt = "entryExpireAt"
+	// FieldEntryJoinedAt on a session is the joinedAt of the roster entry
+	// that counts it (presence.SoleSession).
+	FieldEntryJoinedAt = "entryJoinedAt"
 	// FieldRevisionExpireAt on a room is the least expireAt any of its
 	// revision shards carries (see presence.Settings.ShardsExpiry).
 	FieldRevisionExpireAt = "revisionExpireAt"

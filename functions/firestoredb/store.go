@@ -77,6 +77,10 @@ const (
 	// the user's sessions were listed outside the transaction and before
 	// those judged ended are read again inside it.
 	hookAfterSiblingListing hookPoint = "after-sibling-listing"
+	// hookAfterDepartureReads: in a departure's attempt (leave, expiry,
+	// away toggle), after it read the user's entry and session in the
+	// transaction, before it lists or decides anything.
+	hookAfterDepartureReads hookPoint = "after-departure-reads"
 	// hookBeforeEmptinessWrite: in settleEmptiness, after the roster was
 	// found empty and the room read, before the room is written.
 	hookBeforeEmptinessWrite hookPoint = "before-emptiness-write"

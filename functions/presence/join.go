@@ -230,6 +230,7 @@ func (s Settings) planJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 		p.FenceParticipant = true
 	}
 	p.Session.RoomExpireAt, p.Session.EntryExpireAt = p.Room.ExpireAt, p.Participant.ExpireAt
+	p.Session.EntryJoinedAt = p.Participant.JoinedAt // the entry that counts it (SoleSession)
 	return p, nil
 }
 
