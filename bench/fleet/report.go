@@ -76,7 +76,8 @@ func Markdown(r *Report) string {
 }
 
 // stepOrder is the order in which a join's and a leave's steps happen.
-var stepOrder = []string{"gates", "join-txn", "join-size", "join-room", "join-revision", "leave-txn", "leave-read", "leave-retried", "leave-commit", "leave-settle"}
+var stepOrder = []string{"gates", "join-txn", "join-read", "join-claim", "join-size", "join-retried", "join-commit", "join-contest", "join-room", "join-revision",
+	"leave-txn", "leave-read", "leave-retried", "leave-commit", "leave-settle"}
 
 // writeSteps renders, for each crowd and operation, the server's own time
 // in each step (its Server-Timing header), p50 / p99 in one room beside
@@ -109,7 +110,7 @@ func writeSteps(b *strings.Builder, r *Report) {
 // them, with the step every such request reports: a leave that retried no
 // attempt has no leave-retried, so its absence, among answered leaves,
 // is a count of zero, and the report says so.
-var reportedOnlyWhenTaken = map[string]string{"leave-retried": "leave-txn"}
+var reportedOnlyWhenTaken = map[string]string{"leave-retried": "leave-txn", "join-retried": "join-txn"}
 
 // hasPart reports whether step is absent from b only because no request
 // took it.

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/functions/steptime"
 )
 
 // Claims: a cap that holds for a crowd bigger than the places left.
@@ -199,7 +200,10 @@ func (s *Store) dropClaim(ctx context.Context, c *joinClaim) {
 // commit, and every snapshot taken meanwhile counted it. A claim deleted or
 // rewritten meanwhile fails the commit (errClaimLost, in joinOnce).
 func (s *Store) claimedCounts(ctx context.Context, now time.Time, req presence.JoinRequest, st *presence.JoinState, src revisionSource, c *joinClaim) (*int64, error) {
-	if err := s.writeClaim(ctx, c, req.SessionKey, now); err != nil {
+	began := time.Now()
+	err := s.writeClaim(ctx, c, req.SessionKey, now)
+	steptime.Since(ctx, stepJoinClaim, began)
+	if err != nil {
 		return nil, err
 	}
 	if c.admitted != nil && !c.admittedIn.Equal(src.lifetime) {

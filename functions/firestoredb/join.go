@@ -182,7 +182,9 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 	var roomVersion time.Time
 	var resp firestore.CommitResponse
 	claimInCommit := false
+	var attempt attemptTimer
 	err := s.transact(ctx, "join", func(tx *txn, now time.Time) error {
+		attempt.begin(ctx, stepJoinRetried)
 		s.pause(hookBeforeJoinReads)
 		claimInCommit = false
 		// Everything the decision depends on. The reads lock these documents
@@ -230,6 +232,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 				return err
 			}
 		}
+		steptime.Since(ctx, stepJoinRead, attempt.began)
 		*before = nil
 		paused := false // hookAfterJoinReads: before anything is decided
 		switch {
@@ -276,7 +279,8 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 			// Unreachable: a room that is not active plans only its step.
 			return fmt.Errorf("join: a plan that writes, from a room read outside the transaction")
 		}
-		var event *eventBase // the last read: the writes follow
+		defer attempt.stage() // what follows is staged, then committed
+		var event *eventBase  // the last read: the writes follow
 		if plan.WriteParticipant {
 			if event, err = s.readCursor(tx, req.RoomID, req.ParticipantID, st.Room.CreatedAt); err != nil {
 				return err
@@ -325,6 +329,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		// The session last: its update time makes the token (writtenAt).
 		return tx.set(s.session(req.SessionKey), sessionToRecord(plan.Session))
 	}, firestore.WithCommitResponseTo(&resp))
+	attempt.done(ctx, stepJoinCommit)
 	switch {
 	case err == nil && plan.RoomStep == presence.NoRoomStep:
 		roomVersion = writtenAt(&resp)

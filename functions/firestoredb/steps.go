@@ -11,7 +11,13 @@ import (
 // for the Server-Timing header and the fleet benchmark's report. Each is
 // wall time in this process, retries and lock waits included:
 //
-//   - join-txn: the join's transaction, every attempt (join-size inside it);
+//   - join-txn: the join's transaction, every attempt (join-size inside
+//     it), split like the leave's into join-read (its attempts' reads of
+//     the room, the user's entry, session, policy and, for a new user, the
+//     per-user document and departure record), join-retried (attempts
+//     that did not commit, whole) and join-commit (the last attempt's
+//     commit); a new user's join-claim (writing its claim on a place,
+//     claims.go) and join-size also fall inside it;
 //   - join-size: the roster size check for the participant cap; in a room
 //     that keeps its revision on its entries, the one snapshot of size and
 //     revision that also makes the reply's revision (joinCounts);
@@ -26,6 +32,10 @@ import (
 //   - leave-settle: the emptiness check after a leave that removed an entry.
 const (
 	stepJoinTxn      = "join-txn"
+	stepJoinRead     = "join-read"
+	stepJoinRetried  = "join-retried"
+	stepJoinCommit   = "join-commit"
+	stepJoinClaim    = "join-claim"
 	stepJoinSize     = "join-size"
 	stepJoinContest  = "join-contest"
 	stepJoinRoom     = "join-room"

@@ -31,10 +31,23 @@ func TestAPI_ServerTiming(t *testing.T) {
 			}
 		}
 		bob := emulatortest.SignUp(t)
-		if j := f.do(t, "POST", "/v1/rooms/timed/join", bob.IDToken, `{"sessionId":"tab-1"}`); j.status != 200 {
+		j := f.do(t, "POST", "/v1/rooms/timed/join", bob.IDToken, `{"sessionId":"tab-1"}`)
+		if j.status != 200 {
 			t.Fatalf("second join: %d %s", j.status, j.raw)
-		} else if _, ok := steptime.Parse(j.header.Get("Server-Timing"))["join-size"]; !ok {
-			t.Errorf("a new user's join into an active room has no join-size step: %q", j.header.Get("Server-Timing"))
+		}
+		// A new user's join into an active room: one uncontended attempt,
+		// its reads, its claim on a place, the snapshot, its commit.
+		steps = steptime.Parse(j.header.Get("Server-Timing"))
+		for _, name := range []string{"join-txn", "join-read", "join-claim", "join-size", "join-commit"} {
+			if _, ok := steps[name]; !ok {
+				t.Errorf("a new user's join into an active room has no %s step: %q", name, j.header.Get("Server-Timing"))
+			}
+		}
+		if _, ok := steps["join-retried"]; ok {
+			t.Errorf("an uncontended join reports a retried attempt: %q", j.header.Get("Server-Timing"))
+		}
+		if parts := steps["join-read"] + steps["join-claim"] + steps["join-commit"]; parts > steps["join-txn"]+0.3 {
+			t.Errorf("join-read + join-claim + join-commit = %.1f ms, more than join-txn %.1f ms", parts, steps["join-txn"])
 		}
 		leave := f.do(t, "POST", "/v1/rooms/timed/leave", ada.IDToken, `{"sessionId":"tab-1","generation":`+jsonInt(int64(join.body["generation"].(float64)))+`}`)
 		if leave.status != 200 {
