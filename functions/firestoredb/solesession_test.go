@@ -14,7 +14,8 @@ import (
 // A departure of a user's only session lists nothing (presence.SoleSession):
 // the entry counts one session and it is the departing one. With two tabs,
 // the first tab's departure lists; the second's, once it is the one the
-// entry counts, does not. Every step leaves the roster matching the leases.
+// entry counts, does not; nor does a repeated leave of a session already
+// gone. Every step leaves the roster matching the leases.
 func TestSoleSession_TheOnlySessionsDepartureListsNothing(t *testing.T) {
 	f := MustOpenStore(t)
 	f.mustJoin(t, "edge", "bob", "tab") // keeps the room from its grace
@@ -30,6 +31,13 @@ func TestSoleSession_TheOnlySessionsDepartureListsNothing(t *testing.T) {
 		t.Fatalf("s1's leave, with s2 counted too, listed Alice's sessions %d time(s); want 1", n)
 	}
 	checkRosterMatchesLeases(t, f, f.clock.Now())
+	// A repeated leave of s1 finds it gone: nothing to decide, no listing.
+	if res, err := f.store.Leave(f.ctx, ref("edge", "alice", "s1", s1.Session.Generation)); err != nil || res.Removed {
+		t.Fatalf("s1's repeated leave: %+v %v", res, err)
+	}
+	if n := listed.Load(); n != 1 {
+		t.Fatalf("a repeated leave of a session already gone listed Alice's sessions")
+	}
 
 	before := f.store.Ops()
 	if res, err := f.store.Leave(f.ctx, ref("edge", "alice", "s2", s2.Session.Generation)); err != nil || !res.Removed {
