@@ -431,17 +431,20 @@ func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req p
 	if st.Policy, err = decodePolicy(snaps[2]); err != nil {
 		return st, err
 	}
+	own, err := decodeSession(snaps[3])
+	if err != nil {
+		return st, err
+	}
 	if st.Participant == nil {
 		// Not listed: none of the user's other sessions can count (an
 		// entry goes only when the last live one does), so only this
 		// session's generation matters.
-		own, err := decodeSession(snaps[3])
 		if own != nil {
 			st.Sessions = []presence.Session{*own}
 		}
-		return st, err
+		return st, nil
 	}
-	st.Sessions, _, err = s.sessionsUnder(ctx, tx, now, req.SessionKey, st.Participant, snaps[3])
+	st.Sessions, err = s.sessionsUnder(ctx, tx, now, req.SessionKey, st.Participant, own)
 	return st, err
 }
 
@@ -496,31 +499,23 @@ func (s *Store) checkUserRooms(req presence.JoinRequest, st *presence.JoinState,
 }
 
 // sessionsUnder returns the user's sessions that a decision about entry
-// (nil: the user is not listed) and the session k names (read in the
-// transaction as own) depends on, and own decoded. Without an entry
-// nothing but own matters (a departure then deletes only own), and when
-// presence.SoleSession proves own the only session the entry counts, no
-// other can change the decision: either way own is all, and nothing is
-// listed. Otherwise they are listed (userSessions).
-func (s *Store) sessionsUnder(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey, entry *presence.Participant, own *firestore.DocumentSnapshot) ([]presence.Session, *presence.Session, error) {
-	ownSession, err := decodeSession(own)
-	if err != nil {
-		return nil, nil, err
+// (nil: the user is not listed) and own, the session k names as read in
+// the transaction (nil: absent), depends on. When own is all there is to
+// know, nothing is listed: without an entry (a departure then deletes
+// only own), or when presence.SoleSession proves own the only session the
+// entry counts. Otherwise they are listed (userSessions).
+func (s *Store) sessionsUnder(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey, entry *presence.Participant, own *presence.Session) ([]presence.Session, error) {
+	if own != nil && (entry == nil || presence.SoleSession(entry, own)) {
+		return []presence.Session{*own}, nil
 	}
-	if entry != nil && !presence.SoleSession(entry, ownSession) {
-		return s.userSessions(ctx, tx, now, k, own)
-	}
-	if ownSession == nil {
-		return nil, nil, nil
-	}
-	return []presence.Session{*ownSession}, ownSession, nil
+	return s.userSessions(ctx, tx, now, k, own)
 }
 
 // userSessions returns all of one user's session documents in a room: a
 // handful (one per tab or device), the truth the roster entry's session
 // count is recounted from. The session k names was read in the transaction
-// (own); the others are listed outside it, and those whose lease has ended
-// at now are read again inside it.
+// (own, nil when absent); the others are listed outside it, and those whose
+// lease has ended at now are read again inside it.
 //
 // Why not list them in the transaction: the emulator locks a whole range
 // for a transactional query, so every join of a crowd would wait for every
@@ -533,16 +528,12 @@ func (s *Store) sessionsUnder(ctx context.Context, tx *txn, now time.Time, k pre
 //     be read here, in the transaction. The caller's plan then deletes it
 //     (presence.ExpiredSiblings), so that a renewal either commits before
 //     this read and is counted, or comes after and finds it gone.
-func (s *Store) userSessions(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey, own *firestore.DocumentSnapshot) ([]presence.Session, *presence.Session, error) {
+func (s *Store) userSessions(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey, own *presence.Session) ([]presence.Session, error) {
 	snaps, err := s.queryAll(ctx, s.participant(k.RoomID, k.ParticipantID).Collection(SessionsCollection).Query)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	s.pause(hookAfterSiblingListing)
-	ownSession, err := decodeSession(own)
-	if err != nil {
-		return nil, nil, err
-	}
 	out := make([]presence.Session, 0, len(snaps)+1)
 	var ended []*firestore.DocumentRef
 	for _, snap := range snaps {
@@ -551,7 +542,7 @@ func (s *Store) userSessions(ctx context.Context, tx *txn, now time.Time, k pres
 		}
 		sess, err := decodeSession(snap)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if sess.Live(now) {
 			out = append(out, *sess)
@@ -562,23 +553,22 @@ func (s *Store) userSessions(ctx context.Context, tx *txn, now time.Time, k pres
 	if len(ended) > 0 {
 		again, err := tx.getAll(ended...)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, snap := range again {
 			sess, err := decodeSession(snap)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			if sess != nil {
 				out = append(out, *sess)
 			}
 		}
 	}
-	if ownSession != nil {
-		out = append(out, *ownSession)
-		ownSession = &out[len(out)-1]
+	if own != nil {
+		out = append(out, *own)
 	}
-	return out, ownSession, nil
+	return out, nil
 }
 
 // takeOver is the entry plan writes: for a new entry, stamped with the

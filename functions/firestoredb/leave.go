@@ -77,12 +77,12 @@ func (s *Store) readDeparture(ctx context.Context, tx *txn, now time.Time, k pre
 	if st.Participant, err = decodeParticipant(snaps[0], k.RoomID, k.ParticipantID); err != nil {
 		return st, err
 	}
-	if !snaps[1].Exists() {
-		// The session is gone (a repeated leave, an expiry already done):
-		// every departure plan is then a no-op that looks at no sibling.
-		return st, nil
+	if st.Session, err = decodeSession(snaps[1]); err != nil || st.Session == nil {
+		// Gone (a repeated leave, an expiry already done): every
+		// departure plan is then a no-op that looks at no sibling.
+		return st, err
 	}
-	st.Sessions, st.Session, err = s.sessionsUnder(ctx, tx, now, k, st.Participant, snaps[1])
+	st.Sessions, err = s.sessionsUnder(ctx, tx, now, k, st.Participant, st.Session)
 	return st, err
 }
 
