@@ -37,6 +37,9 @@
 //     by cmd/roomlease-load.
 //   - package fanout: what a change costs a room's listeners, and an hour
 //     of heartbeats in the foreground and away.
+//   - package sharedreads: the Firestore emulator alone, timing bare
+//     transactions that read documents in common (scripts/bench
+//     sharedreads runs it as a Go benchmark).
 //   - package naive: the naive baseline; package render: the SVG line
 //     charts, the shared Markdown cells and the writing of JSON. Neither
 //     knows a scenario.
