@@ -37,6 +37,9 @@
 //     by cmd/roomlease-load.
 //   - package fanout: what a change costs a room's listeners, and an hour
 //     of heartbeats in the foreground and away.
+//   - package emuprofile: where the Firestore emulator's CPU goes, from
+//     jstack dumps taken while a run goes on (scripts/bench
+//     --profile-emulator).
 //   - package sharedreads: the Firestore emulator alone, timing bare
 //     transactions that read documents in common (scripts/bench
 //     sharedreads runs it as a Go benchmark).

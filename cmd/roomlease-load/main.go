@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/roomlease/roomlease/bench"
 	"github.com/roomlease/roomlease/bench/chaos"
+	"github.com/roomlease/roomlease/bench/emuprofile"
 	"github.com/roomlease/roomlease/bench/fleet"
 	"github.com/roomlease/roomlease/bench/harness"
 )
@@ -50,6 +52,7 @@ func main() {
 	flag.IntVar(&cc.Processes, "chaos-processes", cc.Processes, "chaos: roomlease-dev processes (on -fleet-port and up)")
 	flag.IntVar(&cc.Users, "chaos-users", cc.Users, "chaos: simulated users")
 	flag.Uint64Var(&cc.Seed, "seed", cc.Seed, "chaos: seed of the users' and the chaos loop's draws")
+	profilePID := flag.Int("profile-emulator-pid", 0, "sample the Firestore emulator's JVM (this PID) with jstack once a second, into emulator-profile.txt")
 	flag.Parse()
 	fc.Processes, fc.Crowds = positiveInts(*fleetProcesses), positiveInts(*fleetCrowds)
 	cc.Port = fc.Port
@@ -76,6 +79,9 @@ func main() {
 	o.Log = func(s string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), s) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *profilePID > 0 {
+		defer profileEmulator(ctx, o, *profilePID, scenarios)()
+	}
 	// The fleet and the chaos run apart from RunScenarios: they start
 	// processes of their own and are not part of "all".
 	others := slices.DeleteFunc(slices.Clone(scenarios), func(s string) bool { return s == "fleet" || s == "chaos" })
@@ -110,4 +116,30 @@ func positiveInts(list string) []int {
 		}
 	}
 	return out
+}
+
+// profileEmulator samples the emulator while the scenarios run; the
+// function it returns stops the sampling and writes the profile. A run
+// that fails leaves through os.Exit, which skips deferred calls, so it
+// writes no profile.
+func profileEmulator(ctx context.Context, o harness.Options, pid int, scenarios []string) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan emuprofile.Profile, 1)
+	go func() { done <- emuprofile.Sample(ctx, pid, time.Second) }()
+	return func() {
+		cancel()
+		p := <-done
+		title := fmt.Sprintf("Where the Firestore emulator's CPU went during roomlease-load %s (%s)",
+			strings.Join(scenarios, " "), time.Now().UTC().Format(time.RFC3339))
+		path := filepath.Join(o.OutDir, "emulator-profile.txt")
+		err := os.MkdirAll(o.OutDir, 0o755)
+		if err == nil {
+			err = os.WriteFile(path, []byte(p.Text(title)), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "roomlease-load: the emulator's profile:", err)
+			return
+		}
+		fmt.Fprintf(os.Stderr, "roomlease-load: wrote %s (%d dumps)\n", path, p.Dumps)
+	}
 }
