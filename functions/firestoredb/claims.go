@@ -31,10 +31,11 @@ import (
 //     commit that adds the entry deletes the claim, on the condition that
 //     it is unchanged since its write (claimedCounts);
 //   - otherwise the join leaves its transaction and contests outside it,
-//     without a lock (contestClaim): it reads entries, claims and the
-//     claims ahead of its own in their order, and is refused when the
-//     entries and the claims ahead fill the cap, admitted once everything
-//     fits, and waits otherwise.
+//     without a lock (contestClaim): it looks at entries, claims and the
+//     claims ahead of its own in their order (a look its instance's other
+//     contestants share, contest.go), and is refused when the entries and
+//     the claims ahead fill the cap, admitted once everything fits, and
+//     waits otherwise.
 //
 // Why it is exact is JudgeClaim's argument; what it needs from here: a
 // claim is written before the snapshot that judges it, and kept, unchanged,
@@ -225,25 +226,27 @@ func (s *Store) claimedCounts(ctx context.Context, now time.Time, req presence.J
 	return &t.revision, nil
 }
 
-// contestClaim decides a contested claim outside any transaction: it reads
-// the claim, the entries and the claims, all and ahead of it, at one
-// snapshot, until JudgeClaim admits or refuses it, or claimContestLimit
-// passes (refused). Admitted, it keeps the snapshot for the transaction
-// that follows. It removes abandoned claims first, which may be what
-// fills the room.
+// contestClaim decides a contested claim outside any transaction: it
+// looks at the room's contest (contestView: the entries, the claims and
+// the first claims in order, at one snapshot) until JudgeClaim admits or
+// refuses it, or claimContestLimit passes (refused). Admitted, it keeps the
+// snapshot for the transaction that follows. It removes abandoned claims
+// first, which may be what fills the room.
 func (s *Store) contestClaim(ctx context.Context, src revisionSource, c *joinClaim) error {
 	s.dropAbandonedClaims(ctx, src.roomID)
 	deadline := time.Now().Add(claimContestLimit)
 	for wait := 20 * time.Millisecond; ; wait = min(wait*3/2, 250*time.Millisecond) {
-		t, ahead, held, err := s.claimSnapshot(ctx, src, c)
-		switch {
-		case err != nil:
+		v, err := s.lookAtContest(ctx, src, s.settings.RoomCap(c.policy))
+		if err != nil {
 			return storeError("join: contesting the last places", err)
-		case !held:
+		}
+		ahead, held := v.position(c.order)
+		if !held {
 			return errClaimLost
 		}
-		switch s.settings.JudgeClaim(t.entries, t.claims-1, ahead, c.policy) {
+		switch s.settings.JudgeClaim(v.totals.entries, v.totals.claims-1, ahead, c.policy) {
 		case presence.ClaimAdmits:
+			t := v.totals
 			c.admitted, c.admittedIn = &t, src.lifetime
 			return nil
 		case presence.ClaimRefused:
@@ -265,33 +268,10 @@ func roomFull(s presence.Settings, p *presence.Policy) error {
 	return presence.Errorf(presence.ERoomFull, "the room has reached its limit of %d participants", s.RoomCap(p))
 }
 
-// claimSnapshot reads, in one read-only transaction, c itself, the
-// entries' totals and the claims: all of them, and those ahead of c.
-func (s *Store) claimSnapshot(ctx context.Context, src revisionSource, c *joinClaim) (t entryTotals, ahead int, held bool, err error) {
-	err = s.transact(ctx, "contesting the last places", func(tx *txn, _ time.Time) error {
-		aheadDone := make(chan error, 1)
-		go func() {
-			var err error
-			ahead, err = s.countClaims(ctx, src.roomID, tx, c.order)
-			aheadDone <- err
-		}()
-		var err error
-		if held, err = s.holdsClaim(tx, c); err == nil {
-			t, err = s.entryTotalsIn(ctx, src, tx, true)
-		}
-		return errors.Join(err, <-aheadDone)
-	}, firestore.ReadOnly)
-	return t, ahead, held, err
-}
-
-// countClaims counts the room's claims in tx, or, with before, those
-// whose order comes before it.
-func (s *Store) countClaims(ctx context.Context, roomID string, tx *txn, before string) (int, error) {
-	q := s.claimsRef(roomID).Query
-	if before != "" {
-		q = q.Where(FieldOrder, "<", before)
-	}
-	res, err := s.aggregateAll(ctx, q.NewAggregationQuery().WithCount("claims"), tx, "claims", "claims")
+// countClaims counts the room's claims in tx.
+func (s *Store) countClaims(ctx context.Context, roomID string, tx *txn) (int, error) {
+	q := s.claimsRef(roomID).NewAggregationQuery().WithCount("claims")
+	res, err := s.aggregateAll(ctx, q, tx, "claims", "claims")
 	return int(res["claims"]), err
 }
 

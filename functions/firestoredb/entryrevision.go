@@ -148,7 +148,7 @@ func (s *Store) entryTotalsIn(ctx context.Context, src revisionSource, tx *txn, 
 	if withClaims {
 		go func() {
 			var err error
-			t.claims, err = s.countClaims(ctx, src.roomID, tx, "")
+			t.claims, err = s.countClaims(ctx, src.roomID, tx)
 			claimsDone <- err
 		}()
 	} else {

@@ -44,6 +44,9 @@ type Store struct {
 	// instance's joins that wait for one begun after they arrived
 	// (startEntrySnapshot).
 	entrySnapshots memo.Next[entryTotals]
+	// contestViews shares a look at a room's contest for its last places
+	// among this instance's contested claims (contest.go).
+	contestViews memo.Next[contestView]
 	// witnesses are users this instance saw join a room, read first when
 	// it asks whether the room is occupied (witnesses.go).
 	witnesses *memo.Cache[*witnessSet]
