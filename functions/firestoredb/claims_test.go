@@ -218,3 +218,61 @@ func TestJoin_TwinJoinsOfOneSessionShareTheirClaim(t *testing.T) {
 		t.Fatalf("claims left: %v", left)
 	}
 }
+
+// A claim deleted while its join contests: the look at the contest lists
+// the first claims in order, as many as the places left, and the deleted
+// claim sorts among them without being there, so it is gone, not behind
+// them, and its join claims again at once. Four claims behind it (later
+// orders) make it wait, and while it waits the first time its own claim
+// and one of those go: three are left for two places, so the look lists
+// two, and not every claim. The second time it waits, two more go, and it
+// fits with the last. Had the look taken the unlisted claim for one still
+// standing, the join would have waited once more on a claim that was gone
+// before claiming again.
+func TestJoin_AClaimDeletedDuringItsContestIsMadeAgain(t *testing.T) {
+	f := MustOpenStore(t)
+	f.setCap(t, "contest", 3)
+	f.mustJoin(t, "contest", "host", "s")
+	claims := f.client.Collection(firestoredb.RoomsCollection).Doc("contest").Collection(firestoredb.ClaimsCollection)
+	behind := f.clock.Now().Add(time.Second) // after the contestant's claim, far from abandoned
+	for _, id := range []string{"g1~s", "g2~s", "g3~s", "g4~s"} {
+		ghost := map[string]any{"roomId": "contest", "order": fmt.Sprintf("%020d~%s", behind.UnixNano(), id), "claimedAt": behind, "expireAt": behind.Add(time.Hour)}
+		if _, err := claims.Doc(id).Set(f.ctx, ghost); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deleteClaims := func(ids ...string) {
+		for _, id := range ids {
+			if _, err := claims.Doc(id).Delete(f.ctx); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	var written, waits, waitsAtSecondClaim atomic.Int32
+	f.store.SetAfterClaim(func() {
+		if written.Add(1) == 2 {
+			waitsAtSecondClaim.Store(waits.Load())
+		}
+	})
+	f.store.SetClaimWaits(func() {
+		switch waits.Add(1) {
+		case 1:
+			deleteClaims("ann~s", "g1~s")
+		case 2:
+			deleteClaims("g2~s", "g3~s")
+		}
+	})
+	f.mustJoin(t, "contest", "ann", "s")
+	if written.Load() != 2 {
+		t.Fatalf("%d claims written, want 2: the one deleted in the contest and the one made again", written.Load())
+	}
+	if got := waitsAtSecondClaim.Load(); got != 1 {
+		t.Fatalf("claimed again after %d waits, want 1: the first look after the deletion should find the claim gone", got)
+	}
+	if got := f.rosterIDs(t, "contest"); fmt.Sprint(got) != "[ann host]" {
+		t.Fatalf("roster %v, want [ann host]", got)
+	}
+	if left := f.claimsLeft(t, "contest"); fmt.Sprint(left) != "[g4~s]" {
+		t.Fatalf("claims left: %v, want [g4~s]", left)
+	}
+}
