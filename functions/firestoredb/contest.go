@@ -18,7 +18,7 @@ import (
 // the places left puts hundreds of claims in contest at once, so the
 // looks multiplied: on the emulator, where each aggregation reads the
 // whole database, 1 000 users joining a room with 900 places took more
-// than claimContestLimit to settle on a fresh emulator, and up to 240
+// than claimContestLimit to settle on a fresh emulator, and up to 221
 // joins with a place waiting for them were refused at that limit instead
 // (BenchmarkCrowd, one-room-past-its-cap).
 //
@@ -33,11 +33,11 @@ import (
 // A claim that is not in the list is either behind the places left, or
 // gone. When it sorts among the listed claims, or the list holds every
 // claim, it is gone (errClaimLost, and the join claims again). Otherwise,
-// standing, it has at least as many claims ahead of it as there are places
-// left, so the room refuses it; a claim that is gone would be refused too if made again,
-// behind the same claims, so refusing it is right either way. Its join is
-// never admitted: with more claims than places left, the entries and the
-// other claims do not fit.
+// standing, it has at least as many claims ahead of it as there are
+// places left, so the room refuses it; a claim that is gone would be
+// refused too if made again, behind the same claims, so refusing it is
+// right either way. Its join is never admitted: with more claims than
+// places left, the entries and the other claims do not fit.
 
 // contestView is one look at a room's contest for its last places.
 type contestView struct {
