@@ -164,18 +164,6 @@ func (s *Store) adoptClaim(ctx context.Context, c *joinClaim, ref *firestore.Doc
 	return nil
 }
 
-// holdsClaim reads c in tx and tells whether it is still the claim this
-// join wrote: a claim deleted meanwhile, or rewritten, is not counted
-// where the contest assumes it is.
-func (s *Store) holdsClaim(tx *txn, c *joinClaim) (bool, error) {
-	snaps, err := tx.getAll(c.ref)
-	if err != nil {
-		return false, err
-	}
-	rec, err := decode[claimRecord](snaps[0])
-	return rec != nil && rec.Order == c.order, err
-}
-
 // dropClaim deletes c unless its commit did, once its join is over: best
 // effort, since a claim left behind only makes joins wait or refuse until
 // a contest or TTL removes it.
