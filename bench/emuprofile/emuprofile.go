@@ -25,17 +25,34 @@ type Profile struct {
 	Failed  int            // dumps that jstack could not take
 	Samples int            // running threads seen, over all dumps
 	Classes map[string]int // samples per class
+	// Phases splits the samples by the phase the run was in when each dump
+	// was taken (Sample's phase), in the order the phases came; dumps
+	// taken outside any phase are in the whole only.
+	Phases []*Phase
+}
+
+// Phase is the part of a Profile taken during one named phase of a run.
+type Phase struct {
+	Name    string
+	Dumps   int
+	Samples int
+	Classes map[string]int
 }
 
 // Sample takes a thread dump of pid every period until ctx ends, and
-// returns what they add up to. It needs jstack on the PATH and pid to be a
-// JVM of the same user (the gcloud emulator jar run by java, as
-// emulator/emulators.sh runs it).
-func Sample(ctx context.Context, pid int, period time.Duration) Profile {
+// returns what they add up to, split by phase: before each dump it asks
+// phase (when not nil) which phase the run is in, "" for none. It needs
+// jstack on the PATH and pid to be a JVM of the same user (the gcloud
+// emulator jar run by java, as emulator/emulators.sh runs it).
+func Sample(ctx context.Context, pid int, period time.Duration, phase func() string) Profile {
 	p := Profile{Classes: map[string]int{}}
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
+		name := ""
+		if phase != nil {
+			name = phase()
+		}
 		out, err := exec.CommandContext(ctx, "jstack", fmt.Sprint(pid)).Output()
 		if ctx.Err() != nil {
 			return p
@@ -43,8 +60,7 @@ func Sample(ctx context.Context, pid int, period time.Duration) Profile {
 		if err != nil {
 			p.Failed++
 		} else {
-			p.Dumps++
-			p.add(Classify(string(out)))
+			p.add(name, Classify(string(out)))
 		}
 		select {
 		case <-ctx.Done():
@@ -54,10 +70,29 @@ func Sample(ctx context.Context, pid int, period time.Duration) Profile {
 	}
 }
 
-func (p *Profile) add(classes map[string]int) {
+// add counts one dump's classes, in the whole and in phase name.
+func (p *Profile) add(name string, classes map[string]int) {
+	p.Dumps++
+	var ph *Phase
+	if name != "" {
+		for _, q := range p.Phases {
+			if q.Name == name {
+				ph = q
+			}
+		}
+		if ph == nil {
+			ph = &Phase{Name: name, Classes: map[string]int{}}
+			p.Phases = append(p.Phases, ph)
+		}
+		ph.Dumps++
+	}
 	for c, n := range classes {
 		p.Classes[c] += n
 		p.Samples += n
+		if ph != nil {
+			ph.Classes[c] += n
+			ph.Samples += n
+		}
 	}
 }
 
@@ -135,18 +170,28 @@ func (p Profile) Text(title string) string {
 	b.WriteString("handler on its stack (CloudFirestoreV1Router.<method>), or as transport work outside one, or as\n")
 	b.WriteString("the JVM's compilers. The dumps pause the JVM: the run's latencies are not results.\n\n")
 	fmt.Fprintf(&b, "samples of a running emulator thread: %d\n", p.Samples)
-	classes := make([]string, 0, len(p.Classes))
-	for c := range p.Classes {
-		classes = append(classes, c)
-	}
-	slices.SortFunc(classes, func(a, b string) int {
-		if d := p.Classes[b] - p.Classes[a]; d != 0 {
-			return d
-		}
-		return strings.Compare(a, b)
-	})
-	for _, c := range classes {
-		fmt.Fprintf(&b, "%7d %6.1f%%  %s\n", p.Classes[c], 100*float64(p.Classes[c])/float64(max(p.Samples, 1)), c)
+	writeClasses(&b, p.Classes, p.Samples)
+	for _, ph := range p.Phases {
+		fmt.Fprintf(&b, "\n%s: %d dumps, %d samples (%.1f running threads a dump)\n", ph.Name, ph.Dumps, ph.Samples, float64(ph.Samples)/float64(max(ph.Dumps, 1)))
+		writeClasses(&b, ph.Classes, ph.Samples)
 	}
 	return b.String()
+}
+
+// writeClasses lists classes, most samples first, with their share of
+// samples.
+func writeClasses(b *strings.Builder, classes map[string]int, samples int) {
+	names := make([]string, 0, len(classes))
+	for c := range classes {
+		names = append(names, c)
+	}
+	slices.SortFunc(names, func(x, y string) int {
+		if d := classes[y] - classes[x]; d != 0 {
+			return d
+		}
+		return strings.Compare(x, y)
+	})
+	for _, c := range names {
+		fmt.Fprintf(b, "%7d %6.1f%%  %s\n", classes[c], 100*float64(classes[c])/float64(max(samples, 1)), c)
+	}
 }

@@ -73,11 +73,10 @@ func TestClassify_CountsRunningThreadsByTheirRPC(t *testing.T) {
 func TestProfile_TextListsTheBiggestClassFirst(t *testing.T) {
 	var p Profile
 	p.Classes = map[string]int{}
-	p.add(map[string]int{"commit": 1, "runQuery": 3})
-	p.add(map[string]int{"runQuery": 1, "batchGetDocuments": 1})
-	p.Dumps = 2
+	p.add("", map[string]int{"commit": 1, "runQuery": 3})
+	p.add("", map[string]int{"runQuery": 1, "batchGetDocuments": 1})
 	text := p.Text("title")
-	if p.Samples != 6 {
+	if p.Samples != 6 || p.Dumps != 2 {
 		t.Fatalf("samples = %d, want 6", p.Samples)
 	}
 	query, commit := strings.Index(text, "runQuery"), strings.Index(text, "commit")
@@ -86,5 +85,27 @@ func TestProfile_TextListsTheBiggestClassFirst(t *testing.T) {
 	}
 	if !strings.Contains(text, "4   66.7%  runQuery") {
 		t.Fatalf("runQuery should show 4 samples, 66.7%%:\n%s", text)
+	}
+}
+
+// A dump taken in a phase counts in the whole and in that phase; a phase
+// entered again adds to its first part; a dump outside phases adds to the
+// whole only.
+func TestProfile_SplitsByPhase(t *testing.T) {
+	p := Profile{Classes: map[string]int{}}
+	p.add("one room: join", map[string]int{"runAggregationQuery": 2, "commit": 1})
+	p.add("", map[string]int{"runQuery": 5})
+	p.add("1000 rooms: join", map[string]int{"runQuery": 1})
+	p.add("one room: join", map[string]int{"commit": 1})
+	if p.Dumps != 4 || p.Samples != 10 || len(p.Phases) != 2 {
+		t.Fatalf("dumps %d, samples %d, phases %d; want 4, 10, 2", p.Dumps, p.Samples, len(p.Phases))
+	}
+	join := p.Phases[0]
+	if join.Name != "one room: join" || join.Dumps != 2 || join.Samples != 4 || !maps.Equal(join.Classes, map[string]int{"runAggregationQuery": 2, "commit": 2}) {
+		t.Fatalf("first phase = %+v", join)
+	}
+	text := p.Text("title")
+	if !strings.Contains(text, "one room: join: 2 dumps, 4 samples (2.0 running threads a dump)") || !strings.Contains(text, "      2   50.0%  commit") {
+		t.Fatalf("phase missing from the text:\n%s", text)
 	}
 }

@@ -20,7 +20,7 @@ var timeoutMs = float64(fleetTimeout) / float64(time.Millisecond)
 // runOneRoom sends the whole crowd into one room at once, checks the roster
 // once the joins have settled, sends the crowd out at once, and checks that
 // the room became suspected_empty exactly once.
-func runOneRoom(ctx context.Context, o harness.Options, client *firestore.Client, apis []*workload.API, helper *workload.API, users []workload.Account, room string) Case {
+func runOneRoom(ctx context.Context, o harness.Options, m cpuMeter, client *firestore.Client, apis []*workload.API, helper *workload.API, users []workload.Account, room string) Case {
 	c := Case{Processes: len(apis), Crowd: len(users), Rooms: "one"}
 	members := make([]*crowdMember, len(users))
 	for i, u := range users {
@@ -41,7 +41,7 @@ func runOneRoom(ctx context.Context, o harness.Options, client *firestore.Client
 	}
 
 	// 1. The joins, then the roster as a participant reads it.
-	c.Join = SummarizeBurst(burst(ctx, apis, members, sendJoin), timeoutMs)
+	c.Join = m.measured(o, c.phase("join"), func() []Attempt { return burst(ctx, apis, members, sendJoin) })
 	if _, err := settle(ctx, 2*time.Second, 30*time.Second, count); err != nil {
 		return fail("settling the joins", err)
 	}
@@ -70,7 +70,7 @@ func runOneRoom(ctx context.Context, o harness.Options, client *firestore.Client
 	if err != nil {
 		return fail("listening to the room", err)
 	}
-	c.Leave = SummarizeBurst(burst(ctx, apis, leaving, sendLeave), timeoutMs)
+	c.Leave = m.measured(o, c.phase("leave"), func() []Attempt { return burst(ctx, apis, leaving, sendLeave) })
 	if _, err := settle(ctx, 2*time.Second, 30*time.Second, count); err != nil {
 		watch.stop()
 		return fail("settling the leaves", err)
@@ -131,6 +131,15 @@ func rosterCheck(ctx context.Context, api *workload.API, roomDoc *firestore.Docu
 		}
 	}
 	return CheckRoster(crowd, acked, roster, len(docs)), nil
+}
+
+// phase names one of c's bursts, as the emulator's profile lists it.
+func (c Case) phase(op string) string {
+	rooms := "one room"
+	if c.Rooms == "separate" {
+		rooms = fmt.Sprintf("%d rooms", c.Crowd)
+	}
+	return fmt.Sprintf("%d processes, %d users, %s: %s", c.Processes, c.Crowd, rooms, op)
 }
 
 // roomFields reads the room document's generation and state ("absent" when
@@ -209,7 +218,7 @@ func (w *stateWatch) stop() []string {
 
 // runSeparate is the floor: the same crowd, each member into a room of its
 // own, joining and leaving at once through the same fleet.
-func runSeparate(ctx context.Context, o harness.Options, client *firestore.Client, apis []*workload.API, helper *workload.API, users []workload.Account, prefix string) Case {
+func runSeparate(ctx context.Context, o harness.Options, m cpuMeter, client *firestore.Client, apis []*workload.API, helper *workload.API, users []workload.Account, prefix string) Case {
 	c := Case{Processes: len(apis), Crowd: len(users), Rooms: "separate"}
 	members := make([]*crowdMember, len(users))
 	refs := make([]*firestore.DocumentRef, len(users))
@@ -217,7 +226,7 @@ func runSeparate(ctx context.Context, o harness.Options, client *firestore.Clien
 		members[i] = &crowdMember{user: u, room: fmt.Sprintf("%s-%d", prefix, i)}
 		refs[i] = client.Collection(firestoredb.RoomsCollection).Doc(members[i].room)
 	}
-	c.Join = SummarizeBurst(burst(ctx, apis, members, sendJoin), timeoutMs)
+	c.Join = m.measured(o, c.phase("join"), func() []Attempt { return burst(ctx, apis, members, sendJoin) })
 	workload.SleepCtx(ctx, 2*time.Second)
 	c.JoinRepairs, c.JoinRepairFailures = repair(ctx, helper, members, func(m *crowdMember) bool { return !m.joinAcked }, sendJoin)
 	var leaving []*crowdMember
@@ -226,7 +235,7 @@ func runSeparate(ctx context.Context, o harness.Options, client *firestore.Clien
 			leaving = append(leaving, m)
 		}
 	}
-	c.Leave = SummarizeBurst(burst(ctx, apis, leaving, sendLeave), timeoutMs)
+	c.Leave = m.measured(o, c.phase("leave"), func() []Attempt { return burst(ctx, apis, leaving, sendLeave) })
 	workload.SleepCtx(ctx, 2*time.Second)
 	c.LeaveRepairs, c.LeaveRepairFails = repair(ctx, helper, leaving, func(m *crowdMember) bool { return !m.leaveAcked }, sendLeave)
 	for end := time.Now().Add(30 * time.Second); ; {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -51,6 +52,7 @@ type Report struct {
 	Cases          []Case     `json:"cases"`
 	Ratios         []P99Ratio `json:"p99Ratios"`
 	ElapsedSeconds float64    `json:"elapsedSeconds"`
+	Cores          int        `json:"cores"` // of the machine: CPU-seconds it has a second
 }
 
 // Case is one crowd through one fleet, in one room or in separate rooms.
@@ -106,7 +108,8 @@ func Run(ctx context.Context, o harness.Options, fc Config) error {
 		return err
 	}
 	rep := &Report{Started: time.Now().UTC().Format(time.RFC3339), TimeoutSeconds: fleetTimeout.Seconds(),
-		LeaseSeconds: fleetLease.Seconds(), GraceSeconds: fleetGrace.Seconds(), Processes: fc.Processes, Crowds: fc.Crowds}
+		LeaseSeconds: fleetLease.Seconds(), GraceSeconds: fleetGrace.Seconds(), Processes: fc.Processes, Crowds: fc.Crowds,
+		Cores: runtime.NumCPU()}
 	began := time.Now()
 	prefix := fmt.Sprintf("fleet-%d", time.Now().Unix())
 	for _, n := range fc.Processes {
@@ -177,14 +180,20 @@ func runSize(ctx context.Context, o harness.Options, fc Config, client *firestor
 	helper.HTTP.Timeout = 30 * time.Second
 	defer helper.HTTP.CloseIdleConnections()
 
+	meter := cpuMeter{firestore: o.FirestorePID, auth: o.AuthPID}
+	for _, s := range servers {
+		meter.servers = append(meter.servers, s.PID) // each leads its group (Setpgid)
+	}
+	o.EnterPhase(fmt.Sprintf("%d processes: warm-up", n))
 	warmUp(ctx, apis, users, fmt.Sprintf("%s-n%d-warm", prefix, n))
+	o.EnterPhase("")
 	var cases []Case
 	for _, crowd := range fc.Crowds {
 		o.Log(fmt.Sprintf("fleet: %d processes, %d users into one room", n, crowd))
-		one := runOneRoom(ctx, o, client, apis, helper, users[:crowd], fmt.Sprintf("%s-n%d-c%d-one", prefix, n, crowd))
+		one := runOneRoom(ctx, o, meter, client, apis, helper, users[:crowd], fmt.Sprintf("%s-n%d-c%d-one", prefix, n, crowd))
 		cases = append(cases, one)
 		o.Log(fmt.Sprintf("fleet: %d processes, %d users into %d rooms", n, crowd, crowd))
-		sep := runSeparate(ctx, o, client, apis, helper, users[:crowd], fmt.Sprintf("%s-n%d-c%d-sep", prefix, n, crowd))
+		sep := runSeparate(ctx, o, meter, client, apis, helper, users[:crowd], fmt.Sprintf("%s-n%d-c%d-sep", prefix, n, crowd))
 		cases = append(cases, sep)
 		if ctx.Err() != nil {
 			return cases, ctx.Err()

@@ -26,6 +26,7 @@ func Markdown(r *Report) string {
 	}
 
 	writeSteps(&b, r)
+	writeCPU(&b, r)
 
 	b.WriteString("\nChecks of the one-room cases (after the joins settled, the roster read with `GET /v1/rooms/{id}` as a participant; after the leaves, the room document as a Firestore listener saw it):\n\n")
 	b.WriteString("| processes | crowd | acknowledged joins on the roster | listed without an acknowledged join | sessionCount ≠ 1 | roster / entries in Firestore | redone unmeasured (joins, leaves) | entered suspected_empty | generation unchanged | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
@@ -102,6 +103,34 @@ func writeSteps(b *strings.Builder, r *Report) {
 				wrote = true
 			}
 			fmt.Fprintf(b, "| %d | %d | %s | %s | %s |\n", ratio.Processes, ratio.Crowd, step, partCell(ob, step, os, okOne), partCell(sb, step, ss, okSep))
+		}
+	}
+}
+
+// writeCPU renders, for every burst, the CPU time each party of the run
+// used while it ran: whether the crowd waited for the Firestore emulator,
+// for the rest of the machine, or for roomlease itself.
+func writeCPU(b *strings.Builder, r *Report) {
+	wrote := false
+	for _, c := range r.Cases {
+		for _, op := range []string{"join", "leave"} {
+			u := c.burst(op).CPU
+			if u == nil {
+				continue
+			}
+			if !wrote {
+				fmt.Fprintf(b, "\nWhere the machine's CPU went while each burst ran (CPU-seconds, from /proc; %d cores give %d CPU-seconds a second; \"rest\" is the kernel's and other processes' share):\n\n", r.Cores, r.Cores)
+				b.WriteString("| processes | crowd | rooms | operation | wall | machine busy | Firestore emulator | Auth emulator | roomlease-dev processes | load generator | rest |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+				wrote = true
+			}
+			share := func(v float64) string {
+				if u.MachineSeconds <= 0 {
+					return fmt.Sprintf("%.1f s", v)
+				}
+				return fmt.Sprintf("%.1f s (%.0f %%)", v, 100*v/u.MachineSeconds)
+			}
+			fmt.Fprintf(b, "| %d | %d | %s | %s | %.1f s | %.1f s | %s | %s | %s | %s | %s |\n", c.Processes, c.Crowd, c.Rooms, op,
+				u.WallSeconds, u.MachineSeconds, share(u.FirestoreSeconds), share(u.AuthSeconds), share(u.ServersSeconds), share(u.LoadSeconds), share(u.RestSeconds))
 		}
 	}
 }

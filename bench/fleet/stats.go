@@ -35,6 +35,8 @@ type BurstSummary struct {
 	// times the answered requests reported; a request that timed out on
 	// the client reported none, so these describe the answered ones.
 	Steps map[string]workload.Summary `json:"steps,omitempty"`
+	// CPU is what each party of the run used while the burst ran.
+	CPU *CPUUse `json:"cpu,omitempty"`
 }
 
 // SummarizeBurst summarizes attempts made with a client timeout of timeoutMs.

@@ -22,4 +22,20 @@ type Options struct {
 	Sizes         []int // naive: room sizes (default 10, 50, 100, 200, 500)
 	Rounds        int   // naive: heartbeat rounds per participant (default 3)
 	Log           func(string)
+	// The emulators' process groups (scripts/bench passes their PIDs,
+	// which lead their groups): what a run measures their CPU time by.
+	// Zero when not known.
+	FirestorePID, AuthPID int
+	// Phase, when set, is told the name of the phase a run enters (a
+	// burst of the fleet), and "" when it leaves it: the emulator's
+	// profile is split by it.
+	Phase func(name string)
+}
+
+// EnterPhase tells o.Phase, if any, that the run entered phase name ("" for
+// none).
+func (o Options) EnterPhase(name string) {
+	if o.Phase != nil {
+		o.Phase(name)
+	}
 }

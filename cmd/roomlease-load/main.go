@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -52,6 +53,8 @@ func main() {
 	flag.IntVar(&cc.Processes, "chaos-processes", cc.Processes, "chaos: roomlease-dev processes (on -fleet-port and up)")
 	flag.IntVar(&cc.Users, "chaos-users", cc.Users, "chaos: simulated users")
 	flag.Uint64Var(&cc.Seed, "seed", cc.Seed, "chaos: seed of the users' and the chaos loop's draws")
+	flag.IntVar(&o.FirestorePID, "firestore-pid", 0, "the Firestore emulator's PID, leading its process group: the fleet reports its CPU time")
+	flag.IntVar(&o.AuthPID, "auth-pid", 0, "the Auth emulator's PID, leading its process group: the fleet reports its CPU time")
 	profilePID := flag.Int("profile-emulator-pid", 0, "sample the Firestore emulator's JVM (this PID) with jstack once a second, into emulator-profile.txt")
 	flag.Parse()
 	fc.Processes, fc.Crowds = positiveInts(*fleetProcesses), positiveInts(*fleetCrowds)
@@ -80,7 +83,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *profilePID > 0 {
-		defer profileEmulator(ctx, o, *profilePID, scenarios)()
+		phase := &currentPhase{}
+		o.Phase = phase.enter
+		defer profileEmulator(ctx, o, *profilePID, phase, scenarios)()
 	}
 	// The fleet and the chaos run apart from RunScenarios: they start
 	// processes of their own and are not part of "all".
@@ -122,10 +127,10 @@ func positiveInts(list string) []int {
 // function it returns stops the sampling and writes the profile. A run
 // that fails leaves through os.Exit, which skips deferred calls, so it
 // writes no profile.
-func profileEmulator(ctx context.Context, o harness.Options, pid int, scenarios []string) func() {
+func profileEmulator(ctx context.Context, o harness.Options, pid int, phase *currentPhase, scenarios []string) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan emuprofile.Profile, 1)
-	go func() { done <- emuprofile.Sample(ctx, pid, time.Second) }()
+	go func() { done <- emuprofile.Sample(ctx, pid, time.Second, phase.current) }()
 	return func() {
 		cancel()
 		p := <-done
@@ -142,4 +147,17 @@ func profileEmulator(ctx context.Context, o harness.Options, pid int, scenarios 
 		}
 		fmt.Fprintf(os.Stderr, "roomlease-load: wrote %s (%d dumps)\n", path, p.Dumps)
 	}
+}
+
+// currentPhase is the phase a run is in (harness.Options.Phase), read by
+// the emulator's profiler before each dump.
+type currentPhase struct{ name atomic.Pointer[string] }
+
+func (c *currentPhase) enter(name string) { c.name.Store(&name) }
+
+func (c *currentPhase) current() string {
+	if p := c.name.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
