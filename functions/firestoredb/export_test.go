@@ -119,3 +119,7 @@ func MarkShardOf(roomID, docID string) int64 { return shardOf(roomID, docID) }
 func DepartureShardOf(roomID, uid string) int64 {
 	return userShardOf(roomID, uid)
 }
+
+// DocumentLookups is how many round trips that read documents by name the
+// store has made (firstreads.go).
+func (s *Store) DocumentLookups() int64 { return s.ops.lookups.Load() }

@@ -85,6 +85,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 		if plan.RoomStep == presence.NoRoomStep {
 			s.sawActive(req.RoomID)
 			s.sawPresent(req.RoomID, req.ParticipantID)
+			s.sawListed(req.RoomID, req.ParticipantID, true)
 			res.Session, res.Held = plan.Session, plan.Held
 			res.Grant = s.grant(plan.Session, version) // the session's, as written
 			if plan.MarkLarge {
@@ -194,10 +195,20 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		if look != nil {
 			refs = refs[1:]
 		}
-		snaps, err := tx.getAll(refs...)
+		// A new user's two documents too, in the same round trip, unless
+		// this instance saw the user listed (firstreads.go). A join that
+		// looked at the room plans only the room's step, which needs
+		// neither.
+		var early []*firestore.DocumentRef
+		if look == nil {
+			early = s.newUserRefs(req.RoomID, req.ParticipantID)
+		}
+		snaps, err := tx.getAll(append(refs, early...)...)
 		if err != nil {
 			return err
 		}
+		newUserSnaps := snaps[len(refs):]
+		snaps = snaps[:len(refs)]
 		if look != nil {
 			snaps = append([]*firestore.DocumentSnapshot{nil}, snaps...)
 		}
@@ -228,7 +239,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		}
 		var left *presence.Departure
 		if st.Participant == nil {
-			if left, err = s.readNewUserDocs(tx, req, &st); err != nil {
+			if left, err = s.readNewUserDocs(tx, req, &st, newUserSnaps); err != nil {
 				return err
 			}
 		}
@@ -449,8 +460,9 @@ func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req p
 }
 
 // readNewUserDocs reads, in one round trip, the two documents of the user
-// that a join adding a roster entry decides on, and returns the departure
-// record:
+// that a join adding a roster entry decides on, unless the join's first
+// round trip read them already (read, in this order; firstreads.go), and
+// returns the departure record:
 //   - the user's per-user document, for the rooms cap: locked by this read,
 //     so that two such joins of one user (each writes it) take turns. When
 //     the rooms it lists reach the cap, the user's entries in those rooms are
@@ -460,11 +472,15 @@ func (s *Store) readJoinState(ctx context.Context, tx *txn, now time.Time, req p
 //   - the user's departure record, whose changes the new entry takes over
 //     (revision.go): locked by this read, so that the sweeper's fold of it
 //     (fold.go) and this join take turns.
-func (s *Store) readNewUserDocs(tx *txn, req presence.JoinRequest, st *presence.JoinState) (*presence.Departure, error) {
-	snaps, err := tx.getAll(s.userRooms(req.ParticipantID), s.departureRef(req.RoomID, req.ParticipantID))
-	if err != nil {
-		return nil, err
+func (s *Store) readNewUserDocs(tx *txn, req presence.JoinRequest, st *presence.JoinState, read []*firestore.DocumentSnapshot) (*presence.Departure, error) {
+	snaps := read
+	if len(snaps) == 0 {
+		var err error
+		if snaps, err = tx.getAll(s.userRooms(req.ParticipantID), s.departureRef(req.RoomID, req.ParticipantID)); err != nil {
+			return nil, err
+		}
 	}
+	var err error
 	if st.UserRooms, err = decodeUserRooms(snaps[0]); err != nil {
 		return nil, err
 	}

@@ -29,10 +29,22 @@ func (s *Store) Ops() OpCounts {
 
 // opMeter counts operations. Only the helpers in this file, in txn.go and
 // the aggregation in revision.go touch it: no call site counts by hand.
-type opMeter struct{ reads, writes atomic.Int64 }
+type opMeter struct {
+	reads, writes atomic.Int64
+	// lookups counts round trips that read documents by name (a
+	// BatchGetDocuments each), billed or not: what a join's first reads
+	// save (firstreads.go).
+	lookups atomic.Int64
+}
 
 // read counts a lookup or query that returned n documents.
 func (m *opMeter) read(n int) { m.reads.Add(int64(max(n, 1))) }
+
+// lookup counts a round trip that read n documents by name.
+func (m *opMeter) lookup(n int) {
+	m.lookups.Add(1)
+	m.read(n)
+}
 
 // aggregation counts an aggregation query that matched n index entries:
 // one read per batch of up to 1 000, at least one, as Firestore bills it.
@@ -53,13 +65,13 @@ func (s *Store) queryAll(ctx context.Context, q firestore.Query) ([]*firestore.D
 // getAll reads refs in one round trip, outside any transaction.
 func (s *Store) getAll(ctx context.Context, refs ...*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error) {
 	snaps, err := s.client.GetAll(ctx, refs)
-	s.ops.read(len(refs))
+	s.ops.lookup(len(refs))
 	return snaps, err
 }
 
 func (s *Store) getDoc(ctx context.Context, ref *firestore.DocumentRef) (*firestore.DocumentSnapshot, error) {
 	snap, err := ref.Get(ctx)
-	s.ops.read(1)
+	s.ops.lookup(1)
 	return snap, err
 }
 

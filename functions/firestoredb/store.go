@@ -50,6 +50,10 @@ type Store struct {
 	// witnesses are users this instance saw join a room, read first when
 	// it asks whether the room is occupied (witnesses.go).
 	witnesses *memo.Cache[*witnessSet]
+	// listed remembers, per room and user, whether this instance last saw
+	// the user listed there: a join of a user not seen listed reads the
+	// new user's documents in its first round trip (firstreads.go).
+	listed *memo.Cache[bool]
 	// tokens signs and checks lease tokens (fenced.go); nil: none issued.
 	tokens *leasetoken.Signer
 	// publisher publishes committed events (outbox.go); nil: events off.
@@ -134,7 +138,7 @@ func (s *Store) pause(at hookPoint) {
 func New(client *firestore.Client, settings presence.Settings, now func() time.Time) *Store {
 	return &Store{client: client, settings: settings, now: now, policies: memo.New[cachedPolicy](maxCachedPolicies),
 		activeRooms: memo.New[time.Time](maxLookedRooms), roomLooks: memo.New[roomLook](1), roomSteps: memo.New[struct{}](1),
-		witnesses: memo.New[*witnessSet](maxLookedRooms)}
+		witnesses: memo.New[*witnessSet](maxLookedRooms), listed: memo.New[bool](maxListedUsers)}
 }
 
 func (s *Store) room(id string) *firestore.DocumentRef {

@@ -66,7 +66,7 @@ func (s *Store) transact(ctx context.Context, op string, f func(tx *txn, now tim
 // snapshots whose Exists() is false.
 func (t *txn) getAll(refs ...*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error) {
 	snaps, err := t.tx.GetAll(refs)
-	t.ops.read(len(refs))
+	t.ops.lookup(len(refs))
 	return snaps, err
 }
 
