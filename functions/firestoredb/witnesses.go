@@ -15,7 +15,7 @@ import (
 // After a departure removes an entry, settleEmptiness asks whether the
 // roster is empty now (rosterOccupied). A query with a limit of one
 // answers it with one read on Firestore, but on the emulator it scans the
-// room's collection (about 6 ms at 1 000 entries, 80 to 130 ms at 10 000,
+// entries of every room (about 6 ms at 1 000 entries, 80 to 130 ms at 10 000,
 // measured), and every departure of a crowd leaving a big room makes one.
 // One document read answers the question just as well when it finds an
 // entry: the read comes after the departure committed, so the roster held

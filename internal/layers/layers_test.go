@@ -70,6 +70,7 @@ var layers = map[string]layer{
 	"bench/naive":           benchmark,
 	"bench/render":          benchmark,
 	"bench/sharedreads":     benchmark,
+	"bench/emuscan":         benchmark,
 	"bench/workload":        benchmark,
 	"internal/testclock":    testHelper,
 	"internal/testlog":      testHelper,
