@@ -40,7 +40,11 @@ import (
 //
 // Reported per run: p50 and p99 of the joins and of the leaves in
 // milliseconds, how many of each failed, and how many of those were
-// refused as room_full (the first few other failures are logged).
+// refused as room_full (the first few other failures are logged); and
+// the Firestore reads and writes the crowd's joins and leaves cost,
+// billed as Firestore bills them, per request: in one room, an
+// instance's joins share their snapshots, so the join's reads show how
+// many joins a snapshot served.
 func BenchmarkCrowd(b *testing.B) {
 	crowd := 1000
 	if v := os.Getenv("ROOMLEASE_BENCH_CROWD"); v != "" {
@@ -61,8 +65,10 @@ func BenchmarkCrowd(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			for range b.N {
 				joins, leaves := crowdOnce(b, crowd, c.oneRoom, c.room, c.placesShort)
-				report(b, "join", joins)
-				report(b, "leave", leaves)
+				report(b, "join", joins.outs)
+				reportOps(b, "join", joins)
+				report(b, "leave", leaves.outs)
+				reportOps(b, "leave", leaves)
 			}
 		})
 	}
@@ -82,7 +88,14 @@ type outcome struct {
 	err  error
 }
 
-func crowdOnce(b *testing.B, crowd int, oneRoom bool, before roomBefore, placesShort int) (joins, leaves []outcome) {
+// phase is what one of the crowd's bursts did: each request's outcome,
+// and the operations every store made meanwhile.
+type phase struct {
+	outs []outcome
+	ops  firestoredb.OpCounts
+}
+
+func crowdOnce(b *testing.B, crowd int, oneRoom bool, before roomBefore, placesShort int) (joins, leaves phase) {
 	b.StopTimer()
 	client, project := emulatortest.Firestore(b)
 	settings := presence.DefaultSettings()
@@ -123,15 +136,25 @@ func crowdOnce(b *testing.B, crowd int, oneRoom bool, before roomBefore, placesS
 		}
 	}
 	refs := make([]presence.SessionRef, crowd)
+	ops := func() (sum firestoredb.OpCounts) {
+		for _, s := range stores {
+			o := s.Ops()
+			sum.Reads, sum.Writes = sum.Reads+o.Reads, sum.Writes+o.Writes
+		}
+		return sum
+	}
 	b.StartTimer()
-	joins = atOnce(crowd, func(i int) error {
+	atStart := ops()
+	joins.outs = atOnce(crowd, func(i int) error {
 		res, err := stores[i%len(stores)].Join(ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: roomOf(i), ParticipantID: fmt.Sprintf("u%04d", i), SessionID: "t"}})
 		if err == nil {
 			refs[i] = ref(roomOf(i), fmt.Sprintf("u%04d", i), "t", res.Session.Generation)
 		}
 		return err
 	})
-	leaves = atOnce(crowd, func(i int) error {
+	afterJoins := ops()
+	joins.ops = afterJoins.Sub(atStart)
+	leaves.outs = atOnce(crowd, func(i int) error {
 		if refs[i].RoomID == "" {
 			return fmt.Errorf("never joined")
 		}
@@ -139,6 +162,7 @@ func crowdOnce(b *testing.B, crowd int, oneRoom bool, before roomBefore, placesS
 		return err
 	})
 	b.StopTimer()
+	leaves.ops = ops().Sub(afterJoins)
 	return joins, leaves
 }
 
@@ -160,6 +184,13 @@ func atOnce(n int, f func(i int) error) []outcome {
 	close(start)
 	wg.Wait()
 	return out
+}
+
+// reportOps reports p's reads and writes per request of the burst.
+func reportOps(b *testing.B, op string, p phase) {
+	n := float64(max(len(p.outs), 1))
+	b.ReportMetric(float64(p.ops.Reads)/n, op+"-reads/op")
+	b.ReportMetric(float64(p.ops.Writes)/n, op+"-writes/op")
 }
 
 func report(b *testing.B, op string, outs []outcome) {

@@ -123,3 +123,12 @@ func DepartureShardOf(roomID, uid string) int64 {
 // DocumentLookups is how many round trips that read documents by name the
 // store has made (firstreads.go).
 func (s *Store) DocumentLookups() int64 { return s.ops.lookups.Load() }
+
+// SetLeads installs a hook that runs in a join into a room looked at that
+// leads the store's joins into it, before it plans (roomlead.go).
+func (s *Store) SetLeads(f func()) { s.setHook(hookLeads, f) }
+
+// SetFollowsLead installs a hook that runs in a join into a room looked at
+// (missing or in its grace) that found another join of the store leading
+// the room's step, before it waits for that join (roomlead.go).
+func (s *Store) SetFollowsLead(f func()) { s.setHook(hookFollowsLead, f) }

@@ -73,8 +73,12 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	defer s.dropClaim(ctx, claim)
 	for step := 0; ; step++ {
 		began := time.Now()
-		plan, version, err := s.planOrJoin(ctx, req, &src, &before, look, claim)
-		steptime.Since(ctx, stepJoinTxn, began)
+		plan, version, stepped, err := s.planOrJoin(ctx, req, &src, &before, look, claim)
+		if look == nil {
+			steptime.Since(ctx, stepJoinTxn, began)
+		} else {
+			steptime.Since(ctx, stepJoinRoom, began) // planned from the look (roomlead.go)
+		}
 		look = nil
 		if again, err := s.settleClaim(ctx, err, src, claim); again {
 			step-- // not a lifecycle step
@@ -106,11 +110,13 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 		if step == maxRoomSteps {
 			return res, presence.Errorf(presence.EUnavailable, "the room kept changing while joining; retry")
 		}
-		began = time.Now()
-		err = s.stepRoom(ctx, plan, version)
-		steptime.Since(ctx, stepJoinRoom, began)
-		if err != nil {
-			return res, err
+		if !stepped {
+			began = time.Now()
+			err = s.stepRoom(ctx, plan, version)
+			steptime.Since(ctx, stepJoinRoom, began)
+			if err != nil {
+				return res, err
+			}
 		}
 	}
 	began := time.Now()
@@ -124,23 +130,25 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 }
 
 // planOrJoin is step 1, or, for a room looked at and found missing or not
-// active, its plan from a read outside any transaction (planFromLook),
-// with the look's version: that plan is only ever a lifecycle step or a
-// refusal.
-func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook, claim *joinClaim) (presence.JoinPlan, time.Time, error) {
+// active, its plan from a read outside any transaction (planFromLook,
+// led by one join of the instance: roomlead.go), with the look's version:
+// that plan is only ever a lifecycle step or a refusal. stepped says the
+// step was made already.
+func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook, claim *joinClaim) (presence.JoinPlan, time.Time, bool, error) {
 	if look != nil {
-		plan, ok, err := s.planFromLook(ctx, req, look)
+		plan, ok, stepped, err := s.planFromLookOnce(ctx, req, look)
 		switch {
 		case err != nil:
-			return plan, look.version, err
+			return plan, look.version, false, err
 		case ok && plan.RoomStep == presence.NoRoomStep:
 			// Unreachable: a room that is not active plans only its step.
-			return plan, look.version, fmt.Errorf("join: a plan that writes, from a room read outside any transaction")
+			return plan, look.version, false, fmt.Errorf("join: a plan that writes, from a room read outside any transaction")
 		case ok:
-			return plan, look.version, nil
+			return plan, look.version, stepped, nil
 		}
 	}
-	return s.joinOnce(ctx, req, src, before, look, claim)
+	plan, version, err := s.joinOnce(ctx, req, src, before, look, claim)
+	return plan, version, false, err
 }
 
 // settleClaim handles what a join attempt returned about its claim on a

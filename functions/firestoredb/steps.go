@@ -11,7 +11,7 @@ import (
 // for the Server-Timing header and the fleet benchmark's report. Each is
 // wall time in this process, retries and lock waits included:
 //
-//   - join-txn: the join's transaction, every attempt (join-size inside
+//   - join-txn: the join's transactions, every attempt (join-size inside
 //     it), split like the leave's into join-read (its attempts' reads of
 //     the room, the user's entry, session, policy and, for a new user, the
 //     per-user document and departure record), join-retried (attempts
@@ -23,7 +23,10 @@ import (
 //     revision that also makes the reply's revision (joinCounts);
 //   - join-contest: a new user's claim on one of the last places,
 //     contested outside the transaction (claims.go);
-//   - join-room: a lifecycle step (creating or reviving the room);
+//   - join-room: a lifecycle step (creating or reviving the room), with,
+//     for a room looked at outside any transaction, the plan of that step
+//     from the user's documents or the wait for the instance's join that
+//     plans it (roomlead.go);
 //   - join-revision: in an older room, reading the revision for the reply,
 //     after the commit;
 //   - leave-txn: the leave's transaction, split into leave-read (its

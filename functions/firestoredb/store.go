@@ -40,6 +40,9 @@ type Store struct {
 	// roomSteps shares one lifecycle step of a room among this instance's
 	// joins that want it at once (stepRoom).
 	roomSteps *memo.Cache[struct{}]
+	// roomLeads lets one of this instance's joins into a room looked at
+	// plan and make its step for the others (roomlead.go).
+	roomLeads roomLeads
 	// entrySnapshots shares a room's size-and-revision snapshot among this
 	// instance's joins that wait for one begun after they arrived
 	// (startEntrySnapshot).
@@ -122,6 +125,11 @@ const (
 	// hookClaimWaits: in a contested claim, after a snapshot that left it
 	// waiting, before it sleeps and looks again.
 	hookClaimWaits hookPoint = "claim-waits"
+	// hookLeads and hookFollowsLead: in a join into a room looked at
+	// (roomlead.go), after it became its instance's leader, before it
+	// plans; and after it found another join leading, before it waits.
+	hookLeads       hookPoint = "leads"
+	hookFollowsLead hookPoint = "follows-lead"
 	// hookBeforeOccupancyQuery: in rosterOccupied, after no witness was
 	// found present (witnesses.go), before the query for any entry.
 	hookBeforeOccupancyQuery hookPoint = "before-occupancy-query"
