@@ -24,7 +24,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,7 +54,7 @@ func main() {
 	flag.Uint64Var(&cc.Seed, "seed", cc.Seed, "chaos: seed of the users' and the chaos loop's draws")
 	flag.IntVar(&o.FirestorePID, "firestore-pid", 0, "the Firestore emulator's PID, leading its process group: the fleet reports its CPU time")
 	flag.IntVar(&o.AuthPID, "auth-pid", 0, "the Auth emulator's PID, leading its process group: the fleet reports its CPU time")
-	profilePID := flag.Int("profile-emulator-pid", 0, "sample the Firestore emulator's JVM (this PID) with jstack once a second, into emulator-profile.txt")
+	profilePID := flag.Int("profile-emulator-pid", 0, "record the Firestore emulator's JVM (this PID) with the flight recorder, into emulator-profile.txt")
 	flag.Parse()
 	fc.Processes, fc.Crowds = positiveInts(*fleetProcesses), positiveInts(*fleetCrowds)
 	cc.Port = fc.Port
@@ -83,9 +82,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *profilePID > 0 {
-		phase := &currentPhase{}
-		o.Phase = phase.enter
-		defer profileEmulator(ctx, o, *profilePID, phase, scenarios)()
+		defer profileEmulator(ctx, &o, *profilePID, scenarios)()
 	}
 	// The fleet and the chaos run apart from RunScenarios: they start
 	// processes of their own and are not part of "all".
@@ -123,21 +120,28 @@ func positiveInts(list string) []int {
 	return out
 }
 
-// profileEmulator samples the emulator while the scenarios run; the
-// function it returns stops the sampling and writes the profile. A run
-// that fails leaves through os.Exit, which skips deferred calls, so it
+// profileEmulator records the emulator with the JVM's flight recorder
+// while the scenarios run, split by the phases the run marks (o.Phase);
+// the function it returns stops the recording and writes the profile. A
+// run that fails leaves through os.Exit, which skips deferred calls, so it
 // writes no profile.
-func profileEmulator(ctx context.Context, o harness.Options, pid int, phase *currentPhase, scenarios []string) func() {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan emuprofile.Profile, 1)
-	go func() { done <- emuprofile.Sample(ctx, pid, time.Second, phase.current) }()
+func profileEmulator(ctx context.Context, o *harness.Options, pid int, scenarios []string) func() {
+	rec, err := emuprofile.Start(ctx, pid)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "roomlease-load: profiling the emulator:", err)
+		return func() {}
+	}
+	o.Phase = rec.Mark
 	return func() {
-		cancel()
-		p := <-done
+		p, err := rec.Stop(context.WithoutCancel(ctx))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "roomlease-load: the emulator's profile:", err)
+			return
+		}
 		title := fmt.Sprintf("Where the Firestore emulator's CPU went during roomlease-load %s (%s)",
 			strings.Join(scenarios, " "), time.Now().UTC().Format(time.RFC3339))
 		path := filepath.Join(o.OutDir, "emulator-profile.txt")
-		err := os.MkdirAll(o.OutDir, 0o755)
+		err = os.MkdirAll(o.OutDir, 0o755)
 		if err == nil {
 			err = os.WriteFile(path, []byte(p.Text(title)), 0o644)
 		}
@@ -145,19 +149,6 @@ func profileEmulator(ctx context.Context, o harness.Options, pid int, phase *cur
 			fmt.Fprintln(os.Stderr, "roomlease-load: the emulator's profile:", err)
 			return
 		}
-		fmt.Fprintf(os.Stderr, "roomlease-load: wrote %s (%d dumps)\n", path, p.Dumps)
+		fmt.Fprintf(os.Stderr, "roomlease-load: wrote %s (%d samples)\n", path, p.Samples)
 	}
-}
-
-// currentPhase is the phase a run is in (harness.Options.Phase), read by
-// the emulator's profiler before each dump.
-type currentPhase struct{ name atomic.Pointer[string] }
-
-func (c *currentPhase) enter(name string) { c.name.Store(&name) }
-
-func (c *currentPhase) current() string {
-	if p := c.name.Load(); p != nil {
-		return *p
-	}
-	return ""
 }
