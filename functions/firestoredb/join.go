@@ -42,7 +42,9 @@ const maxRoomSteps = 5
 //     writes fail at once, without locks held to deadlock on; and a join
 //     whose instance has not seen the room active lately looks at it
 //     first, outside any transaction, so that its first transaction need
-//     not read (and lock) a room that is not there (roomlook.go).
+//     not read (and lock) a room that is not there (roomlook.go). Of an
+//     instance's joins that find the room so at once, one plans and makes
+//     the step for the others (roomlead.go).
 //  3. The reply's revision: in a room that keeps it on its entries, the
 //     revision of that snapshot plus the join's own change, if it made one
 //     (see joinCounts for why that is a revision the room passed through);
