@@ -12,6 +12,8 @@ import (
 // CPU-seconds a second to give. Rest is the machine's busy time that none
 // of the parties named here used: the kernel, and other processes on the
 // machine, which runs in the same sandbox as other work (BENCHMARKS.md).
+// An emulator whose PID the run was not given is -1: not measured, and
+// in Rest.
 type CPUUse struct {
 	WallSeconds      float64 `json:"wallSeconds"`
 	MachineSeconds   float64 `json:"machineBusySeconds"`
@@ -60,7 +62,7 @@ func (m cpuMeter) use(a, b cpuReading) *CPUUse {
 	}
 	group := func(pgrp int) float64 {
 		if pgrp == 0 {
-			return 0
+			return -1
 		}
 		// A group that lost a process in between could read lower after.
 		return max(b.groups[pgrp]-a.groups[pgrp], 0)
@@ -73,9 +75,9 @@ func (m cpuMeter) use(a, b cpuReading) *CPUUse {
 		LoadSeconds:      b.self - a.self,
 	}
 	for _, pid := range m.servers {
-		u.ServersSeconds += group(pid)
+		u.ServersSeconds += max(group(pid), 0)
 	}
-	u.RestSeconds = max(u.MachineSeconds-u.FirestoreSeconds-u.AuthSeconds-u.ServersSeconds-u.LoadSeconds, 0)
+	u.RestSeconds = max(u.MachineSeconds-max(u.FirestoreSeconds, 0)-max(u.AuthSeconds, 0)-u.ServersSeconds-u.LoadSeconds, 0)
 	return u
 }
 

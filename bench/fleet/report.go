@@ -124,6 +124,9 @@ func writeCPU(b *strings.Builder, r *Report) {
 				wrote = true
 			}
 			share := func(v float64) string {
+				if v < 0 {
+					return "–" // not measured: no PID given
+				}
 				if u.MachineSeconds <= 0 {
 					return fmt.Sprintf("%.1f s", v)
 				}
