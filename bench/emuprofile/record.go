@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,7 +107,7 @@ type jfrPrint struct {
 	} `json:"recording"`
 }
 
-func decodeSamples(r interface{ Read([]byte) (int, error) }) ([]sample, error) {
+func decodeSamples(r io.Reader) ([]sample, error) {
 	var p jfrPrint
 	if err := json.NewDecoder(r).Decode(&p); err != nil {
 		return nil, fmt.Errorf("reading jfr print's JSON: %w", err)

@@ -17,10 +17,10 @@ import (
 // of the claims ahead of it, and the claim itself. A crowd bigger than
 // the places left puts hundreds of claims in contest at once, so the
 // looks multiplied: on the emulator, where each aggregation reads every
-// document of its collection's name in every room, 1 000 users joining a room with 900 places took more
-// than claimContestLimit to settle on a fresh emulator, and up to 221
-// joins with a place waiting for them were refused at that limit instead
-// (BenchmarkCrowd, one-room-past-its-cap).
+// document of its collection's name in every room, 1 000 users joining a
+// room with 900 places took more than claimContestLimit to settle on a
+// fresh emulator, and up to 221 joins with a place waiting for them were
+// refused at that limit instead (BenchmarkCrowd, one-room-past-its-cap).
 //
 // So an instance's contestants in one room share their looks (memo.Next,
 // as the joins share their snapshots): one read-only transaction reads

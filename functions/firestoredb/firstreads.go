@@ -9,7 +9,7 @@ import "cloud.google.com/go/firestore"
 // the user's per-user document and departure record in a second
 // (readNewUserDocs). Each round trip is an RPC, and in a crowd on the
 // emulator the emulator's CPU is what every join waits for (BENCHMARKS.md,
-// "Where the machine's CPU went"): 10 to 13 ms of it per join.
+// "Where the machine's CPU went"): 9 to 13 ms of it per join.
 //
 // So a join of a user this instance has not seen listed in the room reads
 // all six documents in its first round trip. For a new user, the common
@@ -30,9 +30,9 @@ const maxListedUsers = 50000
 
 func listedKey(roomID, uid string) string { return roomID + "/" + uid }
 
-// sawListed remembers whether uid is listed in roomID, as this instance's
-// last join (true) or leave that removed the entry (false) of the user
-// there left it.
+// sawListed remembers whether uid is listed in roomID, as this instance
+// last saw it (sawPresent: a join committed, or the entry read; sawGone: a
+// leave removed the entry, or it was found missing).
 func (s *Store) sawListed(roomID, uid string, listed bool) {
 	s.listed.Put(listedKey(roomID, uid), listed)
 }

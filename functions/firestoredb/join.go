@@ -91,7 +91,6 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 		if plan.RoomStep == presence.NoRoomStep {
 			s.sawActive(req.RoomID)
 			s.sawPresent(req.RoomID, req.ParticipantID)
-			s.sawListed(req.RoomID, req.ParticipantID, true)
 			res.Session, res.Held = plan.Session, plan.Held
 			res.Grant = s.grant(plan.Session, version) // the session's, as written
 			if plan.MarkLarge {

@@ -51,7 +51,6 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 		// hangs up now (a closing tab, a client timeout): only a dying
 		// instance leaves it to the sweeper.
 		s.sawGone(ref.RoomID, ref.ParticipantID) // not a witness of its own room now
-		s.sawListed(ref.RoomID, ref.ParticipantID, false)
 		settleCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 		defer cancel()
 		began = time.Now()

@@ -44,8 +44,10 @@ type witnessSet struct {
 	uids []string
 }
 
-// sawPresent remembers uid as present in roomID (its join has committed).
+// sawPresent remembers uid as present in roomID (its join has committed,
+// or its entry was read), as a witness and as listed (firstreads.go).
 func (s *Store) sawPresent(roomID, uid string) {
+	s.sawListed(roomID, uid, true)
 	w, ok := s.witnesses.Get(roomID)
 	if !ok {
 		w = &witnessSet{}
@@ -63,6 +65,7 @@ func (s *Store) sawPresent(roomID, uid string) {
 // sawGone forgets uid as a witness of roomID: its entry went, or was not
 // found.
 func (s *Store) sawGone(roomID, uid string) {
+	s.sawListed(roomID, uid, false)
 	if w, ok := s.witnesses.Get(roomID); ok {
 		w.mu.Lock()
 		w.uids = slices.DeleteFunc(w.uids, func(u string) bool { return u == uid })
