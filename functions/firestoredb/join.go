@@ -44,7 +44,8 @@ const maxRoomSteps = 5
 //     first, outside any transaction, so that its first transaction need
 //     not read (and lock) a room that is not there (roomlook.go). Of an
 //     instance's joins that find the room so at once, one plans and makes
-//     the step for the others (roomlead.go).
+//     the step for the others (roomlead.go); into a missing room, that one
+//     creates the room in its own join's commit instead (createjoin.go).
 //  3. The reply's revision: in a room that keeps it on its entries, the
 //     revision of that snapshot plus the join's own change, if it made one
 //     (see joinCounts for why that is a revision the room passed through);
@@ -76,9 +77,12 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	for step := 0; ; step++ {
 		began := time.Now()
 		plan, version, stepped, err := s.planOrJoin(ctx, req, &src, &before, look, claim)
-		if look == nil {
+		switch {
+		case look == nil:
 			steptime.Since(ctx, stepJoinTxn, began)
-		} else {
+		case err == nil && plan.RoomStep == presence.NoRoomStep:
+			steptime.Since(ctx, stepJoinCreate, began) // joined creating the room (createjoin.go)
+		default:
 			steptime.Since(ctx, stepJoinRoom, began) // planned from the look (roomlead.go)
 		}
 		look = nil
@@ -137,15 +141,20 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 // step was made already.
 func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook, claim *joinClaim) (presence.JoinPlan, time.Time, bool, error) {
 	if look != nil {
-		plan, ok, stepped, err := s.planFromLookOnce(ctx, req, look)
+		lp, err := s.planFromLookOnce(ctx, req, look)
 		switch {
 		case err != nil:
-			return plan, look.version, false, err
-		case ok && plan.RoomStep == presence.NoRoomStep:
+			return lp.plan, look.version, false, err
+		case lp.created != nil:
+			// The room's lifetime began with the join: revision 0 before it.
+			*src = lp.created.src
+			*before = new(int64)
+			return lp.created.plan, lp.created.written, false, nil
+		case lp.ok && lp.plan.RoomStep == presence.NoRoomStep:
 			// Unreachable: a room that is not active plans only its step.
-			return plan, look.version, false, fmt.Errorf("join: a plan that writes, from a room read outside any transaction")
-		case ok:
-			return plan, look.version, stepped, nil
+			return lp.plan, look.version, false, fmt.Errorf("join: a plan that writes, from a room read outside any transaction")
+		case lp.ok:
+			return lp.plan, look.version, lp.stepped, nil
 		}
 	}
 	plan, version, err := s.joinOnce(ctx, req, src, before, look, claim)
@@ -312,19 +321,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 			}
 		}
 		if plan.WriteParticipant {
-			entry := s.takeOver(plan, st.Room, left)
-			if err := tx.set(participantRef, changedEntry(entry)); err != nil {
-				return err
-			}
-			if plan.AddsEntry && left != nil {
-				if err := tx.delete(s.departureRef(req.RoomID, req.ParticipantID)); err != nil {
-					return err
-				}
-			}
-			if err := s.countJoin(tx, now, entryRevision(entry), req.ParticipantID, plan.AddsEntry); err != nil {
-				return err
-			}
-			if err := s.emit(tx, now, event, st.Participant, &plan.Participant, ""); err != nil {
+			if err := s.stageEntry(tx, now, req, plan, st.Room, st.Participant, left, event); err != nil {
 				return err
 			}
 		}
@@ -341,13 +338,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 				return err
 			}
 		}
-		if plan.UserRooms != nil {
-			if err := tx.set(s.userRooms(req.ParticipantID), userRoomsToRecord(*plan.UserRooms)); err != nil {
-				return err
-			}
-		}
-		// The session last: its update time makes the token (writtenAt).
-		return tx.set(s.session(req.SessionKey), sessionToRecord(plan.Session))
+		return s.stageSession(tx, req, plan)
 	}, firestore.WithCommitResponseTo(&resp))
 	attempt.done(ctx, stepJoinCommit)
 	switch {
@@ -594,136 +585,4 @@ func (s *Store) userSessions(ctx context.Context, tx *txn, now time.Time, k pres
 		out = append(out, *own)
 	}
 	return out, nil
-}
-
-// takeOver is the entry plan writes: for a new entry, stamped with the
-// room's lifetime and carrying the changes of the user's departure record
-// of the same lifetime, if any (a record of an earlier lifetime counted in
-// a revision that ended with it).
-func (s *Store) takeOver(plan presence.JoinPlan, room *presence.Room, left *presence.Departure) presence.Participant {
-	p := plan.Participant
-	if plan.AddsEntry {
-		p.OpenedAt, p.Changes, p.RevisionOnEntries = room.CreatedAt, 0, room.RevisionOnEntries
-		if left != nil && left.OpenedAt.Equal(room.CreatedAt) {
-			p.Changes = left.Changes
-		}
-	}
-	return p
-}
-
-// deleteSessions stages the deletion of the user's sessions named by ids.
-func (s *Store) deleteSessions(tx *txn, k presence.SessionKey, ids []string) error {
-	for _, id := range ids {
-		sibling := presence.SessionKey{RoomID: k.RoomID, ParticipantID: k.ParticipantID, SessionID: id}
-		if err := tx.delete(s.session(sibling)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// stepRoom makes plan's lifecycle step as one conditional write: create the
-// room only if it does not exist, revive it only if it has not changed since
-// the join read it. Losing that condition means another request made the
-// step (or a teardown removed the room): not an error, the join looks again.
-//
-// The same commit marks the room for the sweeper's emptiness re-check, so
-// that a room whose creating or reviving join then fails does not stay
-// active and empty.
-//
-// A crowd arriving at a missing room (or one in its grace) all find it so,
-// and all would make the step: one write of one document, which every one
-// of them then reads in its join's transaction. Two things keep that herd
-// from queueing on the room:
-//   - the step is preceded by a look at the room outside any transaction,
-//     which takes no lock: a join that comes after the winner's commit sees
-//     the step made and goes straight back to its join;
-//   - the step is one atomic batch, not a transaction, attempted once
-//     (stepInBatch): a batch that loses to another join's step fails at
-//     once, where a transaction's commit waits for the locks the winner and
-//     every reader hold (on the emulator, a crowd of 1 000 whose steps
-//     were single-attempt transactions never finished), and the join looks
-//     again rather than retrying a write that can only lose;
-//   - an instance's joins that want the same step of the same room at once
-//     share one attempt (roomSteps): each doomed write of the room is a
-//     write lock the joins already reading it in their transactions collide
-//     with, and a crowd made ~1 000 of them where a fleet needs one per
-//     instance. Sharing is only for speed: every join reads the room in its
-//     own transaction afterwards, whoever made the step.
-func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersion time.Time) error {
-	key := fmt.Sprintf("%s/%d/%d", plan.Room.ID, plan.RoomStep, roomVersion.UnixNano())
-	_, err := s.roomSteps.Once(key, func() (struct{}, error) {
-		// Not the first caller's deadline: the others wait on this one too.
-		stepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
-		defer cancel()
-		return struct{}{}, s.stepRoomOnce(stepCtx, plan, roomVersion)
-	})
-	return err
-}
-
-// stepRoomOnce is stepRoom's look and write, made by one of the joins that
-// share it.
-func (s *Store) stepRoomOnce(ctx context.Context, plan presence.JoinPlan, roomVersion time.Time) error {
-	now, err := s.lookAtRoom(ctx, plan.Room.ID)
-	switch {
-	case err != nil:
-		return storeError("join: looking at the room", err)
-	case plan.RoomStep == presence.CreateRoom && now.room != nil:
-		return nil // created meanwhile
-	case plan.RoomStep == presence.ReviveRoom && (now.room == nil || !now.version.Equal(roomVersion)):
-		return nil // revived, moved or gone meanwhile
-	}
-	s.pause(hookBeforeRoomStep)
-	err = s.stepInBatch(ctx, plan.RoomStep, roomVersion, plan.Room)
-	switch status.Code(err) {
-	case codes.AlreadyExists, codes.FailedPrecondition, codes.NotFound, codes.Aborted:
-		return nil
-	}
-	return err
-}
-
-// stepInBatch makes step for room in one atomic batch, without a
-// transaction (see stepRoom): create the room only if it does not exist,
-// or revive it only if it is still at version (refreshing the expireAt of
-// what its revision keeps when due, see refreshRevisionExpiry); and mark it
-// for the sweeper's emptiness re-check. The shards of an earlier lifetime
-// went with its teardown (see TearDown), so a created lifetime's revision
-// starts at 0.
-func (s *Store) stepInBatch(ctx context.Context, step presence.RoomStep, version time.Time, room presence.Room) error {
-	now := s.now()
-	room, refresh := s.settings.ShardsExpiry(room)
-	// WriteBatch is deprecated for transactions and BulkWriter, but it is
-	// the one atomic commit of several documents that does not wait for
-	// locks: a transaction's commit would queue (stepRoom), and BulkWriter
-	// is not atomic.
-	batch := s.client.Batch()
-	writes := 2
-	if step == presence.CreateRoom {
-		batch.Create(s.room(room.ID), roomToRecord(room))
-	} else {
-		batch.Update(s.room(room.ID), roomUpdates(room), firestore.LastUpdateTime(version))
-		var refs []*firestore.DocumentRef
-		switch {
-		case refresh && room.RevisionOnEntries:
-			// Of the two documents refreshRevisionExpiry keeps, shard "0"
-			// is written below, with an expireAt of its own.
-			refs = []*firestore.DocumentRef{s.retiredRef(room.ID)}
-		case refresh:
-			refs = s.shardsAndRetired(room.ID)
-		}
-		for _, ref := range refs {
-			batch.Set(ref, map[string]any{FieldRoomID: room.ID, FieldExpireAt: room.RevisionExpireAt}, firestore.MergeAll)
-		}
-		writes += len(refs)
-	}
-	mark := s.revisionShards(room.ID).Doc("0")
-	batch.Set(mark, map[string]any{
-		FieldRoomID: room.ID, FieldMayBeEmptyAt: now, FieldDepartedAt: now, FieldMarkShard: markShardOf(mark),
-		FieldExpireAt: now.Add(s.settings.RecordHorizon),
-	}, firestore.MergeAll)
-	_, err := batch.Commit(ctx)
-	if err == nil {
-		s.ops.write(writes)
-	}
-	return err
 }

@@ -51,10 +51,10 @@ func fillRooms(t *testing.T, f *fixture, uid string) {
 	}
 }
 
-// Two joins of one instance into a missing room: the one that leads reads
-// its user's documents and creates the room; the one that follows waits
-// and goes to its transaction without a read of its own. One room, made
-// once, with both users in it.
+// Two joins of one instance into a missing room: the one that leads
+// creates the room in its own transaction (createjoin.go); the one that
+// follows waits and goes to its transaction without a read of its own.
+// One room, made once, with both users in it.
 func TestJoin_OneJoinOfAnInstancePlansTheRoomsStep(t *testing.T) {
 	f := MustOpenStore(t)
 	leaderErr, followerErr, lookups := leadAndFollow(t, f, "led", "alice", "bob")
@@ -68,16 +68,16 @@ func TestJoin_OneJoinOfAnInstancePlansTheRoomsStep(t *testing.T) {
 	if gen := f.readRoom(t, "led")[firestoredb.FieldGeneration]; gen != int64(1) {
 		t.Fatalf("generation %v, want 1: the room was created once", gen)
 	}
-	// alice: the look, her plan's read, the step's own look, her
-	// transaction's read; bob: his look and his transaction's read. A
-	// follower that planned for itself would read once more.
-	if lookups != 6 {
-		t.Fatalf("%d document lookups for the two joins, want 6 (4 for the leader, 2 for the follower)", lookups)
+	// alice: the look and her transaction's read; bob: his look and his
+	// transaction's read. A follower that planned for itself would read
+	// once more.
+	if lookups != 4 {
+		t.Fatalf("%d document lookups for the two joins, want 4 (2 for the leader, 2 for the follower)", lookups)
 	}
 }
 
 // The leader is refused at the rooms cap, so it makes no step: the
-// follower plans for itself and creates the room. The refused join wrote
+// follower leads anew and creates the room. The refused join wrote
 // nothing, not even the room.
 func TestJoin_AFollowerOfARefusedLeaderPlansForItself(t *testing.T) {
 	f := MustOpenStore(t)

@@ -19,7 +19,9 @@ import (
 // joining it once it existed took seconds (BenchmarkCrowd, one-new-room
 // against one-room). So a join whose instance has not seen the room active
 // lately looks at it first, outside any transaction (no lock), and when it
-// is missing or in its grace:
+// is missing, the first of the instance's joins to find it so creates it
+// in its own join's commit (createjoin.go, led as roomlead.go says); when
+// it is in its grace (or that join's user is still listed in it):
 //   - the join plans its step from one read of the user's documents,
 //     outside any transaction too (planFromLook): it only decides the
 //     per-user caps (a refused join must not even create the room) and

@@ -9,15 +9,15 @@ import (
 )
 
 // docs/races.md, "A crowd creating a room": a join that looked at the room
-// outside any transaction and found it missing (roomlook.go) runs its
-// first transaction without reading the room, and then makes the
-// creation. Another instance creates the room first, at each point where
-// that can happen: before the first transaction's reads, and after the
-// step's own look, just before its write. Either way the join ends up in
-// the room the other created, one lifetime with both users, and a join
-// that found the room missing wrote nothing on the way.
+// outside any transaction and found it missing (roomlook.go) creates it
+// in its own transaction's commit, without reading it (createjoin.go).
+// Another instance's join creates the room first, at each point where
+// that can happen: before that transaction's reads, and between its reads
+// and its commit. Either way the join's commit fails whole and it ends up
+// in the room the other created, one lifetime with both users, counted
+// once each.
 func TestJoin_ALookedAtRoomCreatedMeanwhile(t *testing.T) {
-	for _, when := range []string{"before the first transaction", "before the step's write"} {
+	for _, when := range []string{"before the first transaction", "before the creating commit"} {
 		t.Run(when, func(t *testing.T) {
 			f := MustOpenStore(t)
 			room := "looked"

@@ -27,6 +27,9 @@ import (
 //     for a room looked at outside any transaction, the plan of that step
 //     from the user's documents or the wait for the instance's join that
 //     plans it (roomlead.go);
+//   - join-create: a join into a room looked at and found missing that
+//     created the room in its own commit (createjoin.go), its whole
+//     transaction;
 //   - join-revision: in an older room, reading the revision for the reply,
 //     after the commit;
 //   - leave-txn: the leave's transaction, split into leave-read (its
@@ -42,6 +45,7 @@ const (
 	stepJoinSize     = "join-size"
 	stepJoinContest  = "join-contest"
 	stepJoinRoom     = "join-room"
+	stepJoinCreate   = "join-create"
 	stepJoinRevision = "join-revision"
 	stepLeaveTxn     = "leave-txn"
 	stepLeaveRead    = "leave-read"

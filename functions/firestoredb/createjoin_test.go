@@ -1,0 +1,73 @@
+package firestoredb_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/roomlease/roomlease/functions/firestoredb"
+	"github.com/roomlease/roomlease/functions/presence"
+	"github.com/roomlease/roomlease/internal/emulatortest"
+)
+
+// createjoin.go: the join that finds its room missing creates it in its
+// own commit, and is the room's first change.
+
+// One user into a missing room: the look and one transaction that reads
+// the user's five documents; four writes (the room, the entry, the
+// session, the per-user document). No claim on a place and no snapshot of
+// the roster, which the room's creation and its first join, made apart,
+// cost: the reply and the roster both say revision 1.
+func TestJoin_IntoAMissingRoomCreatesItInTheSameCommit(t *testing.T) {
+	f := MustOpenStore(t)
+	before := f.store.Ops()
+	res := f.mustJoin(t, "fresh", "alice", "t1")
+	cost := f.store.Ops().Sub(before)
+	if cost.Reads != 6 || cost.Writes != 4 {
+		t.Fatalf("the join cost %d reads and %d writes, want 6 and 4: the look, one transaction's read, and its commit", cost.Reads, cost.Writes)
+	}
+	ids, r := f.liveIDs(t, "fresh", "alice")
+	if len(ids) != 1 || ids[0] != "alice" || r.Revision != 1 || res.Revision != 1 {
+		t.Fatalf("roster %v at revision %d, reply %d: want alice alone at 1", ids, r.Revision, res.Revision)
+	}
+	room := f.readRoom(t, "fresh")
+	if room[firestoredb.FieldGeneration] != int64(1) || room[firestoredb.FieldState] != string(presence.StateActive) {
+		t.Fatalf("room %v: want generation 1, active", room)
+	}
+}
+
+// The room's lifetime is named by its createdAt as Firestore keeps it, to
+// the microsecond. A join whose clock reads a time finer than that names
+// the same lifetime in its event as every later request reads back from
+// the room: otherwise the room's first event would belong to no lifetime
+// (the model check found it so).
+func TestJoin_TheCreatingJoinsEventNamesTheLifetimeAsStored(t *testing.T) {
+	f := MustOpenStore(t)
+	sub := withEvents(t, f)
+	f.clock.Advance(1234 * time.Nanosecond)
+	f.mustJoin(t, "fine", "alice", "t1")
+	got := sub.WaitUntil(t, "alice's join event", func(r []emulatortest.Received) bool { return len(r) >= 1 })
+	var d struct {
+		Lifetime string `json:"lifetime"`
+	}
+	if err := json.Unmarshal(got[0].Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	createdAt, _ := f.readRoom(t, "fine")["createdAt"].(time.Time)
+	if want := presence.EventTime(createdAt); d.Lifetime != want {
+		t.Fatalf("the event names lifetime %s, the room's createdAt is %s", d.Lifetime, want)
+	}
+}
+
+// A join refused at a per-user cap into a missing room writes nothing,
+// not even the room.
+func TestJoin_ARefusedJoinCreatesNoRoom(t *testing.T) {
+	f := MustOpenStore(t)
+	fillRooms(t, f, "mallory")
+	_, err := f.store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "nope", ParticipantID: "mallory", SessionID: "t1"}})
+	wantCode(t, err, presence.ETooManyRooms)
+	snap, err := f.client.Collection(firestoredb.RoomsCollection).Doc("nope").Get(f.ctx)
+	if snap == nil || snap.Exists() {
+		t.Fatalf("the refused join left the room behind (%v)", err)
+	}
+}
