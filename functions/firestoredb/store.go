@@ -47,6 +47,9 @@ type Store struct {
 	// instance's joins that wait for one begun after they arrived
 	// (startEntrySnapshot).
 	entrySnapshots memo.Next[entryTotals]
+	// largeCounts shares the roster count that joins just below a room's
+	// large-room threshold take after their commits (markLargeIfReached).
+	largeCounts memo.Next[int]
 	// contestViews shares a look at a room's contest for its last places
 	// among this instance's contested claims (contest.go).
 	contestViews memo.Next[contestView]

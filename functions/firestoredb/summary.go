@@ -112,8 +112,21 @@ func (s *Store) markLarge(ctx context.Context, roomID string) {
 // below the threshold at (presence.NearLarge) has committed, and marks the
 // room if the count has reached it. Like markLarge, a failure only delays
 // the room's summary.
+//
+// An instance's joins share the count, one begun after each of them
+// called (memo.Next): that is all the argument asks of it (a count taken
+// after the last join's commit), and in a crowd the joins that read one
+// shared snapshot just below the threshold all ask at once. Without
+// sharing, each counted a roster of hundreds, as many aggregations as the
+// crowd's snapshots took.
 func (s *Store) markLargeIfReached(ctx context.Context, roomID string, at int) {
-	if n, err := s.countIndex(ctx, roomID, nil); err == nil && n >= at {
+	n, err := s.largeCounts.Do(ctx, roomID, func() (int, error) {
+		// Not this join's deadline: the others wait on the call too.
+		readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
+		defer cancel()
+		return s.countIndex(readCtx, roomID, nil)
+	})
+	if err == nil && n >= at {
 		s.markLarge(ctx, roomID)
 	}
 }
