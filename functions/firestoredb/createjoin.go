@@ -46,6 +46,18 @@ import (
 // created it first the commit fails whole, writing nothing, and this join
 // goes on like any other, into the room the other made.
 //
+// A crowd: when joins of this instance wait for the lead, other instances
+// are likely creating the room too, and all but one of those creates will
+// lose. A losing create is a write of the room, which must wait for every
+// transaction that reads it, and once the room exists that is every join
+// of the crowd: in the fleet's crowd of 1 000 the losing leaders and their
+// followers waited 7 s (BENCHMARKS.md, "Big rooms"). So a leader with
+// followers looks at the room once more, outside the transaction, just
+// before its create, and when the room is there it writes nothing and
+// joins it like its followers (the step the old batch creation took the
+// same care over). The look only narrows the window; the create stays
+// conditional. A lone join, the room of one, pays no read for it.
+//
 // A user already listed in the missing room (an entry a teardown has not
 // purged yet) takes the way of the step and the join, as before.
 
@@ -66,9 +78,10 @@ const (
 )
 
 // createAndJoin admits req into the room looked at and found missing,
-// creating it in the same commit (see above). A refusal (the per-user
-// caps, the policy) is returned as the error, with nothing written.
-func (s *Store) createAndJoin(ctx context.Context, req presence.JoinRequest) (createdJoin, createOutcome, error) {
+// creating it in the same commit (see above); crowded says whether joins
+// wait for this one. A refusal (the per-user caps, the policy) is
+// returned as the error, with nothing written.
+func (s *Store) createAndJoin(ctx context.Context, req presence.JoinRequest, crowded func() bool) (createdJoin, createOutcome, error) {
 	var out createdJoin
 	outcome := joinedCreating
 	var resp firestore.CommitResponse
@@ -126,6 +139,12 @@ func (s *Store) createAndJoin(ctx context.Context, req presence.JoinRequest) (cr
 			return err
 		}
 		s.pause(hookBeforeRoomStep)
+		if crowded() {
+			if made, _, err := s.readRoom(ctx, req.RoomID); err == nil && made != nil {
+				outcome = roomMadeMeanwhile
+				return nil // nothing staged: an empty commit
+			}
+		}
 		if err := tx.create(s.room(room.ID), roomToRecord(room)); err != nil {
 			return err
 		}
@@ -141,6 +160,8 @@ func (s *Store) createAndJoin(ctx context.Context, req presence.JoinRequest) (cr
 	switch {
 	case err == nil && outcome == joinedCreating:
 		out.written = writtenAt(&resp)
+	case err == nil && outcome == roomMadeMeanwhile:
+		return out, roomMadeMeanwhile, nil
 	case status.Code(err) == codes.AlreadyExists || status.Code(err) == codes.FailedPrecondition:
 		return out, roomMadeMeanwhile, nil
 	}

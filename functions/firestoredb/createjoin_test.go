@@ -71,3 +71,42 @@ func TestJoin_ARefusedJoinCreatesNoRoom(t *testing.T) {
 		t.Fatalf("the refused join left the room behind (%v)", err)
 	}
 }
+
+// A leader with a follower is a crowd arriving, and another instance's join
+// creates the room between the leader's reads and its create. The leader
+// looks again before its create, finds the room, and writes nothing: a
+// losing create would have waited for every join then reading the room.
+// Both of this instance's joins end up in the room the other made.
+func TestJoin_ACrowdsLeaderLooksAgainBeforeItsCreate(t *testing.T) {
+	f := MustOpenStore(t)
+	made := false
+	f.store.SetBeforeRoomStep(func() {
+		if made {
+			return
+		}
+		made = true
+		if _, err := f.other.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "crowd", ParticipantID: "bob", SessionID: "t1"}}); err != nil {
+			t.Error(err)
+		}
+	})
+	leaderErr, followerErr, lookups := leadAndFollow(t, f, "crowd", "alice", "carol")
+	if leaderErr != nil || followerErr != nil {
+		t.Fatalf("joins: alice %v, carol %v", leaderErr, followerErr)
+	}
+	if !made {
+		t.Fatal("alice's join never reached its create")
+	}
+	ids, r := f.liveIDs(t, "crowd", "alice")
+	if len(ids) != 3 || r.Revision != 3 {
+		t.Fatalf("roster %v at revision %d, want alice, bob and carol at 3", ids, r.Revision)
+	}
+	if gen := f.readRoom(t, "crowd")[firestoredb.FieldGeneration]; gen != int64(1) {
+		t.Fatalf("generation %v, want 1: the room was created once", gen)
+	}
+	// alice: the look, her creating transaction's read, the look before
+	// its create, her transaction's read in the room bob made; carol: her
+	// look and her transaction's read. Without the look again, 5.
+	if lookups != 6 {
+		t.Fatalf("%d document lookups on this instance, want 6", lookups)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/roomlease/roomlease/functions/presence"
 )
@@ -44,6 +45,9 @@ import (
 type roomLead struct {
 	done chan struct{}
 	step presence.RoomStep // the step the leader made; NoRoomStep: none
+	// followers counts the joins waiting for the lead: a crowd arriving
+	// (createAndJoin looks again before its create when there is one).
+	followers atomic.Int32
 }
 
 // roomLeads are the leads in flight, by room and version looked at.
@@ -102,6 +106,7 @@ func (s *Store) planFromLookOnce(ctx context.Context, req presence.JoinRequest, 
 		if leads {
 			return s.leadStep(ctx, req, look, key, lead)
 		}
+		lead.followers.Add(1)
 		s.pause(hookFollowsLead)
 		select {
 		case <-lead.done:
@@ -122,7 +127,7 @@ func (s *Store) leadStep(ctx context.Context, req presence.JoinRequest, look *ro
 	defer func() { s.roomLeads.finish(key, lead, step) }()
 	s.pause(hookLeads)
 	if look.room == nil {
-		c, outcome, err := s.createAndJoin(ctx, req)
+		c, outcome, err := s.createAndJoin(ctx, req, func() bool { return lead.followers.Load() > 0 })
 		switch {
 		case err != nil:
 			return lookPlan{}, err
