@@ -56,7 +56,9 @@ import (
 // before its create, and when the room is there it writes nothing and
 // joins it like its followers (the step the old batch creation took the
 // same care over). The look only narrows the window; the create stays
-// conditional. A lone join, the room of one, pays no read for it.
+// conditional. A lone join, the room of one, pays no read for it. Any
+// leader first asks its instance's memory (roomlook.go): another of its
+// joins may have seen the room active since its look, for free.
 //
 // A user already listed in the missing room (an entry a teardown has not
 // purged yet) takes the way of the step and the join, as before.
@@ -76,6 +78,13 @@ const (
 	roomMadeMeanwhile                      // another request created the room first: nothing written
 	userListed                             // the user has an entry: the step and the join apart
 )
+
+// roomThere reads roomID outside any transaction, and reports whether it
+// exists (false on a failed read: the create is conditional anyway).
+func (s *Store) roomThere(ctx context.Context, roomID string) bool {
+	room, _, err := s.readRoom(ctx, roomID)
+	return err == nil && room != nil
+}
 
 // createAndJoin admits req into the room looked at and found missing,
 // creating it in the same commit (see above); crowded says whether joins
@@ -139,12 +148,11 @@ func (s *Store) createAndJoin(ctx context.Context, req presence.JoinRequest, cro
 			return err
 		}
 		s.pause(hookBeforeRoomStep)
-		if crowded() {
-			if made, _, err := s.readRoom(ctx, req.RoomID); err == nil && made != nil {
-				outcome = roomMadeMeanwhile
-				return nil // nothing staged: an empty commit
-			}
+		if s.seenActive(req.RoomID) || crowded() && s.roomThere(ctx, req.RoomID) {
+			outcome = roomMadeMeanwhile
+			return nil // nothing staged: an empty commit
 		}
+		s.pause(hookCreates)
 		if err := tx.create(s.room(room.ID), roomToRecord(room)); err != nil {
 			return err
 		}

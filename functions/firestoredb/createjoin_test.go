@@ -158,3 +158,39 @@ func TestJoin_ACrowdsLeaderLooksAgainBeforeItsCreate(t *testing.T) {
 		t.Fatalf("%d document lookups on this instance, want 6", lookups)
 	}
 }
+
+// A leader whose instance has seen the room active since its look (another
+// of its joins found it made) does not attempt the create, which could
+// only lose, and joins the room: no read, no doomed write.
+func TestJoin_ALeaderTrustsItsInstanceThatSawTheRoomMade(t *testing.T) {
+	f := MustOpenStore(t)
+	done := false
+	f.store.SetBeforeRoomStep(func() {
+		if done {
+			return
+		}
+		done = true
+		// bob creates the room through another instance; carol, through
+		// this one, finds it active (her look is her own: alice's ended).
+		for _, j := range []struct {
+			s   *firestoredb.Store
+			uid string
+		}{{f.other, "bob"}, {f.store, "carol"}} {
+			if _, err := j.s.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "seen", ParticipantID: j.uid, SessionID: "t1"}}); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	creates := 0
+	f.store.SetCreates(func() { creates++ })
+	f.mustJoin(t, "seen", "alice", "t1")
+	if !done {
+		t.Fatal("alice's join never reached its create")
+	}
+	if creates != 0 {
+		t.Fatalf("alice staged the room's create %d times, want 0: her instance had seen the room made", creates)
+	}
+	if ids, r := f.liveIDs(t, "seen", "alice"); len(ids) != 3 || r.Revision != 3 {
+		t.Fatalf("roster %v at revision %d, want alice, bob and carol at 3", ids, r.Revision)
+	}
+}

@@ -89,6 +89,10 @@ func (s *Store) SetRevisionSumHooks(after, before func()) {
 // at the room and before its write.
 func (s *Store) SetBeforeRoomStep(f func()) { s.setHook(hookBeforeRoomStep, f) }
 
+// SetCreates sets a hook in a creating join, once it has decided to stage
+// the room's create (createjoin.go).
+func (s *Store) SetCreates(f func()) { s.setHook(hookCreates, f) }
+
 // RememberRoomActive makes this instance's memo say it saw roomID active
 // just now, whatever happened to the room since (roomlook.go).
 func (s *Store) RememberRoomActive(roomID string) { s.sawActive(roomID) }

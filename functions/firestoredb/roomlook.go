@@ -60,7 +60,7 @@ type roomLook struct {
 // seen it active lately and it is missing or not active; nil when the
 // join's transaction should read it (the usual case).
 func (s *Store) lookBeforeJoin(ctx context.Context, roomID string) (*roomLook, error) {
-	if at, ok := s.activeRooms.Get(roomID); ok && s.now().Sub(at) < activeRoomMemo {
+	if s.seenActive(roomID) {
 		return nil, nil
 	}
 	look, err := s.lookAtRoom(ctx, roomID)
@@ -84,6 +84,13 @@ func (s *Store) lookAtRoom(ctx context.Context, roomID string) (roomLook, error)
 		s.sawActive(roomID)
 	}
 	return look, err
+}
+
+// seenActive reports whether this instance saw roomID active within
+// activeRoomMemo.
+func (s *Store) seenActive(roomID string) bool {
+	at, ok := s.activeRooms.Get(roomID)
+	return ok && s.now().Sub(at) < activeRoomMemo
 }
 
 // sawActive notes that this instance saw roomID active, now.

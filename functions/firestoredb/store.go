@@ -122,6 +122,9 @@ const (
 	// hookBeforeRoomStep: in a join's lifecycle step (stepRoom), after its
 	// look at the room, before its write.
 	hookBeforeRoomStep hookPoint = "before-room-step"
+	// hookCreates: in a creating join (createjoin.go), when it has decided
+	// to stage the room's create.
+	hookCreates hookPoint = "creates"
 	// hookAfterClaim: in a new user's join, after its claim on a place was
 	// written (claims.go), before the snapshot that judges it.
 	hookAfterClaim hookPoint = "after-claim"
