@@ -60,8 +60,9 @@ import (
 // leader first asks its instance's memory (roomlook.go): another of its
 // joins may have seen the room active since its look, for free.
 //
-// A user already listed in the missing room (an entry a teardown has not
-// purged yet) takes the way of the step and the join, as before.
+// A user already listed in the missing room (an entry that outlived its
+// room's document) takes the way of the step and the join, as before:
+// that join counts the user's sessions, which a new entry would not.
 
 // createdJoin is a join that committed with its room's creation.
 type createdJoin struct {
@@ -86,6 +87,30 @@ func (s *Store) roomThere(ctx context.Context, roomID string) bool {
 	return err == nil && room != nil
 }
 
+// readCreatingState reads, in tx and in one round trip, what a join
+// into a missing room decides on: the user's entry (listed: there is one,
+// and nothing else is read), the policy, the session, the per-user
+// document and the departure record, which it returns.
+func (s *Store) readCreatingState(tx *txn, req presence.JoinRequest) (st presence.JoinState, left *presence.Departure, listed bool, err error) {
+	snaps, err := tx.getAll(s.participant(req.RoomID, req.ParticipantID), s.policy(req.RoomID), s.session(req.SessionKey),
+		s.userRooms(req.ParticipantID), s.departureRef(req.RoomID, req.ParticipantID))
+	if err != nil || snaps[0].Exists() {
+		return st, nil, err == nil, err
+	}
+	if st.Policy, err = decodePolicy(snaps[1]); err != nil {
+		return st, nil, false, err
+	}
+	own, err := decodeSession(snaps[2])
+	if err != nil {
+		return st, nil, false, err
+	}
+	if own != nil {
+		st.Sessions = []presence.Session{*own}
+	}
+	left, err = s.readNewUserDocs(tx, req, &st, snaps[3:])
+	return st, left, false, err
+}
+
 // createAndJoin admits req into the room looked at and found missing,
 // creating it in the same commit (see above); crowded says whether joins
 // wait for this one. A refusal (the per-user caps, the policy) is
@@ -102,29 +127,13 @@ func (s *Store) createAndJoin(ctx context.Context, req presence.JoinRequest, cro
 		now = now.Truncate(time.Microsecond)
 		s.pause(hookBeforeJoinReads)
 		outcome = joinedCreating
-		snaps, err := tx.getAll(s.participant(req.RoomID, req.ParticipantID), s.policy(req.RoomID), s.session(req.SessionKey),
-			s.userRooms(req.ParticipantID), s.departureRef(req.RoomID, req.ParticipantID))
+		st, left, listed, err := s.readCreatingState(tx, req)
 		if err != nil {
 			return err
 		}
-		if snaps[0].Exists() {
+		if listed {
 			outcome = userListed
 			return nil
-		}
-		var st presence.JoinState
-		if st.Policy, err = decodePolicy(snaps[1]); err != nil {
-			return err
-		}
-		own, err := decodeSession(snaps[2])
-		if err != nil {
-			return err
-		}
-		if own != nil {
-			st.Sessions = []presence.Session{*own}
-		}
-		left, err := s.readNewUserDocs(tx, req, &st, snaps[3:])
-		if err != nil {
-			return err
 		}
 		// The room's step first, as for any join into a missing room: the
 		// caps refuse here, before the room exists.

@@ -91,7 +91,7 @@ func TestJoin_AUserStillListedInAMissingRoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The room goes; the entry stays, as a purge not done yet leaves it.
+	// The room goes and the entry stays, as when TTL takes the room first.
 	if _, err := f.client.Collection(firestoredb.RoomsCollection).Doc("left-over").Delete(f.ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -29,9 +29,8 @@ import (
 // Why a follower may skip its own plan: the plan from a look can only
 // refuse at a per-user cap, or make the step, and the step only opens the
 // room; it admits nobody else (a creating join admits its own user). A
-// follower's transaction reads the room, now
-// active, and its user's documents, and refuses at the same caps there,
-// writing nothing: the rule that a refused join writes nothing, not even
+// follower's transaction reads the room, now active, and its user's
+// documents, and refuses at the same caps there, writing nothing: the rule that a refused join writes nothing, not even
 // a new room, holds, because the room is the leader's, made for a join
 // that was allowed. When the leader makes no step (it is refused, or its
 // read fails), a follower leads anew, or follows the join that does.
