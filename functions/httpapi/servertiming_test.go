@@ -20,12 +20,12 @@ func TestAPI_ServerTiming(t *testing.T) {
 			t.Fatalf("join: %d %s", join.status, join.raw)
 		}
 		steps := steptime.Parse(join.header.Get("Server-Timing"))
-		// A first join creates the room: a lifecycle step and two attempts
-		// of the join's transaction, the second with the snapshot of size
-		// and revision that makes the reply's (join-size; a room created
-		// before revisionOnEntries reads the revision after the commit,
-		// join-revision).
-		for _, name := range []string{"gates", "join-txn", "join-room", "join-size"} {
+		// A first join creates the room in its own commit (join-create):
+		// no claim, no snapshot, no other step.
+		if len(steps) != 2 {
+			t.Errorf("join's Server-Timing %q: want gates and join-create alone", join.header.Get("Server-Timing"))
+		}
+		for _, name := range []string{"gates", "join-create"} {
 			if _, ok := steps[name]; !ok {
 				t.Errorf("join's Server-Timing %q lacks %s", join.header.Get("Server-Timing"), name)
 			}

@@ -22,15 +22,9 @@ func TestRun_RepairsActiveRoomWithEmptyRoster(t *testing.T) {
 	alice := f.join(t, "orphan", "alice", "tab")
 	f.clock.Advance(time.Second)
 	departedAt := f.clock.Now()
-	// What the leave's transaction wrote, and nothing after it.
-	shard := f.shardOf(t, "orphan")
-	_, err := f.client.Batch().
-		Delete(f.client.Doc("rooms/orphan/participants/alice/sessions/"+alice.ID)).
-		Delete(f.client.Doc("rooms/orphan/participants/alice")).
-		Set(shard, map[string]any{"roomId": "orphan", "changes": firestore.Increment(1), "mayBeEmptyAt": departedAt, "departedAt": departedAt}, firestore.MergeAll).
-		Commit(f.ctx)
-	if err != nil {
-		t.Fatal(err)
+	f.leaveUnsettled(t, alice)
+	if state := f.roomState(t, "orphan"); state != "active" {
+		t.Fatalf("room %s after the unsettled leave, want active", state)
 	}
 	if sum := s.Run(f.ctx); sum.RoomsRepaired != 0 {
 		t.Fatalf("a run within the settling time repaired %d rooms; the departing request may still be checking", sum.RoomsRepaired)
@@ -146,15 +140,7 @@ func TestRun_RepairLooksBackToTheLastSweepersWatermark(t *testing.T) {
 	alice := f.join(t, "outage", "alice", "tab")
 	f.clock.Advance(time.Second)
 	departedAt := f.clock.Now()
-	_, err := f.client.Batch().
-		Delete(f.client.Doc("rooms/outage/participants/alice/sessions/"+alice.ID)).
-		Delete(f.client.Doc("rooms/outage/participants/alice")).
-		Set(f.shardOf(t, "outage"), map[string]any{"roomId": "outage", "changes": firestore.Increment(1),
-			"mayBeEmptyAt": departedAt, "departedAt": departedAt}, firestore.MergeAll).
-		Commit(f.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.leaveUnsettled(t, alice)
 	f.clock.Advance(20 * time.Minute) // longer than the default 10-minute lookback
 	next := f.sweeper(t, f.store, sweep.Config{RunBudget: time.Millisecond})
 	if sum := next.Run(f.ctx); sum.RoomsRepaired != 1 {
