@@ -81,7 +81,9 @@ const (
 )
 
 // roomThere reads roomID outside any transaction, and reports whether it
-// exists (false on a failed read: the create is conditional anyway).
+// exists (false on a failed read: the create is conditional anyway). A
+// read of its own, not the instance's shared look (lookAtRoom): a look
+// already in flight may have begun before the other's create.
 func (s *Store) roomThere(ctx context.Context, roomID string) bool {
 	room, _, err := s.readRoom(ctx, roomID)
 	return err == nil && room != nil

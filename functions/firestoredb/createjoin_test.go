@@ -144,13 +144,7 @@ func TestJoin_ACrowdsLeaderLooksAgainBeforeItsCreate(t *testing.T) {
 	if !made {
 		t.Fatal("alice's join never reached its create")
 	}
-	ids, r := f.liveIDs(t, "crowd", "alice")
-	if len(ids) != 3 || r.Revision != 3 {
-		t.Fatalf("roster %v at revision %d, want alice, bob and carol at 3", ids, r.Revision)
-	}
-	if gen := f.readRoom(t, "crowd")[firestoredb.FieldGeneration]; gen != int64(1) {
-		t.Fatalf("generation %v, want 1: the room was created once", gen)
-	}
+	f.wantCreatedOnce(t, "crowd", "alice", "bob", "carol")
 	// alice: the look, her creating transaction's read, the look before
 	// its create, her transaction's read in the room bob made; carol: her
 	// look and her transaction's read. Without the look again, 5.
@@ -190,7 +184,5 @@ func TestJoin_ALeaderTrustsItsInstanceThatSawTheRoomMade(t *testing.T) {
 	if creates != 0 {
 		t.Fatalf("alice staged the room's create %d times, want 0: her instance had seen the room made", creates)
 	}
-	if ids, r := f.liveIDs(t, "seen", "alice"); len(ids) != 3 || r.Revision != 3 {
-		t.Fatalf("roster %v at revision %d, want alice, bob and carol at 3", ids, r.Revision)
-	}
+	f.wantCreatedOnce(t, "seen", "alice", "bob", "carol")
 }

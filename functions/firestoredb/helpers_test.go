@@ -2,6 +2,7 @@ package firestoredb_test
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -77,6 +78,21 @@ func (f *fixture) liveIDs(tb testing.TB, room, caller string) ([]string, presenc
 }
 
 // readRoom returns the stored room document's fields.
+// wantCreatedOnce checks that room lists exactly uids (sorted), at a
+// revision of one per join, in the one lifetime its creation opened
+// (generation 1): however many joins raced to create it, it was created
+// once and nobody was counted twice.
+func (f *fixture) wantCreatedOnce(tb testing.TB, room string, uids ...string) {
+	tb.Helper()
+	ids, r := f.liveIDs(tb, room, uids[0])
+	if !slices.Equal(ids, uids) || r.Revision != int64(len(uids)) {
+		tb.Fatalf("roster %v at revision %d, want %v at %d", ids, r.Revision, uids, len(uids))
+	}
+	if gen := f.readRoom(tb, room)[firestoredb.FieldGeneration]; gen != int64(1) {
+		tb.Fatalf("generation %v, want 1: the room was created once", gen)
+	}
+}
+
 func (f *fixture) readRoom(tb testing.TB, room string) map[string]any {
 	tb.Helper()
 	snap, err := f.client.Collection(firestoredb.RoomsCollection).Doc(room).Get(f.ctx)

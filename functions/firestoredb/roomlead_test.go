@@ -5,7 +5,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
@@ -61,13 +60,7 @@ func TestJoin_OneJoinOfAnInstancePlansTheRoomsStep(t *testing.T) {
 	if leaderErr != nil || followerErr != nil {
 		t.Fatalf("joins: alice %v, bob %v", leaderErr, followerErr)
 	}
-	ids, r := f.liveIDs(t, "led", "alice")
-	if len(ids) != 2 || ids[0] != "alice" || ids[1] != "bob" || r.Revision != 2 {
-		t.Fatalf("roster %v at revision %d, want alice and bob at 2", ids, r.Revision)
-	}
-	if gen := f.readRoom(t, "led")[firestoredb.FieldGeneration]; gen != int64(1) {
-		t.Fatalf("generation %v, want 1: the room was created once", gen)
-	}
+	f.wantCreatedOnce(t, "led", "alice", "bob")
 	// alice: the look, her transaction's read and, with bob following, a
 	// look again before her create (createjoin.go); bob: his look and his
 	// transaction's read. A follower that planned for itself would read

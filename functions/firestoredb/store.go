@@ -49,7 +49,7 @@ type Store struct {
 	entrySnapshots memo.Next[entryTotals]
 	// largeCounts shares the roster count that joins just below a room's
 	// large-room threshold take after their commits (markLargeIfReached).
-	largeCounts memo.Next[int]
+	largeCounts memo.Next[largeCount]
 	// contestViews shares a look at a room's contest for its last places
 	// among this instance's contested claims (contest.go).
 	contestViews memo.Next[contestView]

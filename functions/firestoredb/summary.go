@@ -118,17 +118,31 @@ func (s *Store) markLarge(ctx context.Context, roomID string) {
 // after the last join's commit), and in a crowd the joins that read one
 // shared snapshot just below the threshold all ask at once. Without
 // sharing, each counted a roster of hundreds, as many aggregations as the
-// crowd's snapshots took.
+// crowd's snapshots took. The call marks the room too, once for all of
+// them, at its first caller's threshold; a join whose policy puts the
+// threshold lower (a policy changed meanwhile) marks by its own.
 func (s *Store) markLargeIfReached(ctx context.Context, roomID string, at int) {
-	n, err := s.largeCounts.Do(ctx, roomID, func() (int, error) {
+	c, err := s.largeCounts.Do(ctx, roomID, func() (largeCount, error) {
 		// Not this join's deadline: the others wait on the call too.
 		readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
 		defer cancel()
-		return s.countIndex(readCtx, roomID, nil)
+		n, err := s.countIndex(readCtx, roomID, nil)
+		c := largeCount{n: n, marked: err == nil && n >= at}
+		if c.marked {
+			s.markLarge(readCtx, roomID)
+		}
+		return c, err
 	})
-	if err == nil && n >= at {
+	if err == nil && !c.marked && c.n >= at {
 		s.markLarge(ctx, roomID)
 	}
+}
+
+// largeCount is a shared recount (markLargeIfReached): the roster's size,
+// and whether the call marked the room.
+type largeCount struct {
+	n      int
+	marked bool
 }
 
 // SummarizedRooms returns up to limit ids of rooms that have a summary to
