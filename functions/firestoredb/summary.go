@@ -116,9 +116,8 @@ func (s *Store) markLarge(ctx context.Context, roomID string) {
 // An instance's joins share the count, one begun after each of them
 // called (memo.Next): that is all the argument asks of it (a count taken
 // after the last join's commit), and in a crowd the joins that read one
-// shared snapshot just below the threshold all ask at once. Without
-// sharing, each counted a roster of hundreds, as many aggregations as the
-// crowd's snapshots took. The call marks the room too, once for all of
+// shared snapshot just below the threshold all ask at once, and without
+// sharing each counted a roster of hundreds. The call marks the room too, once for all of
 // them, at its first caller's threshold; a join whose policy puts the
 // threshold lower (a policy changed meanwhile) marks by its own.
 func (s *Store) markLargeIfReached(ctx context.Context, roomID string, at int) {
