@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import { after, before } from 'node:test';
 import { deleteApp, initializeApp, onLog } from 'firebase/app';
 import { connectAuthEmulator, getAuth, signInAnonymously } from 'firebase/auth';
+import { until as untilOnce } from '../../../tests/lib/poll.mjs';
 import {
   connectFirestoreEmulator, disableNetwork, enableNetwork, getFirestore, terminate,
 } from 'firebase/firestore';
@@ -60,10 +61,16 @@ let appSeq = 0;
 // about a minute, before it listens again. Production Firestore does not do
 // this, and no test here is about quota errors, so when it happens every
 // live user's network is restarted at once (an intentional restart resets
-// the backoff), and the test output says so. Nothing else is retried: a
-// listener that is merely slow still fails its test.
+// the backoff), and the test output says so. A wait (until, below) that
+// overlapped such a restart and timed out is given its full time once more:
+// once, a restart run at the start of a 10 s wait still left a roster
+// listener without the change at its end (CI, 2026-12-05), so a stream the
+// emulator broke can take longer than the restart to come back. Nothing
+// else is retried: a listener that is merely slow, with no restart during
+// its wait, still fails its test.
 const liveFirestores = new Set();
 let framingWorkaround = false;
+let lastFramingRestart = 0; // Date.now() of the last restart, 0: none yet
 function restartListenersOnEmulatorFramingErrors() {
   if (framingWorkaround) return;
   framingWorkaround = true;
@@ -79,6 +86,7 @@ function restartListenersOnEmulatorFramingErrors() {
     clearTimeout(pending);
     pending = setTimeout(() => {
       console.log(`emulator broke a Listen stream (firebase-tools #8654); restarting ${liveFirestores.size} users' listeners`);
+      lastFramingRestart = Date.now();
       for (const firestore of liveFirestores) {
         disableNetwork(firestore).then(() => enableNetwork(firestore)).catch(() => {});
       }
@@ -129,7 +137,21 @@ export async function newUser(config, { openFirestore = true, signIn = true } = 
   return user;
 }
 
-export { until } from '../../../tests/lib/poll.mjs';
+/**
+ * tests/lib/poll.mjs's until, except that a wait the emulator's framing
+ * error interrupted (a listener restart during it, see above) waits its
+ * full time once more, and says so.
+ */
+export async function until(what, probe, timeoutMs, intervalMs) {
+  const began = Date.now();
+  try {
+    return await untilOnce(what, probe, timeoutMs, intervalMs);
+  } catch (err) {
+    if (lastFramingRestart < began) throw err;
+    console.log(`waiting until ${what}: the listeners were restarted during the wait; ${timeoutMs} ms more`);
+    return untilOnce(what, probe, timeoutMs, intervalMs);
+  }
+}
 
 /**
  * fetch that records every API call: action, status, its JSON body, and when it was sent;
