@@ -52,6 +52,33 @@ func burst(ctx context.Context, apis []*workload.API, members []*crowdMember, se
 	return attempts
 }
 
+// measuredBurst is burst, measured as phase, after an unmeasured touch:
+// each member first sends one signed-in request (a read of a room nobody
+// is in) to the process its measured request goes to, so that every
+// measured burst starts with every user's revocation check fresh on that
+// process (functions/auth, users.go: a user is looked up at most once per
+// CheckEvery, 30 s, per process).
+//
+// Without it, the bursts of a run differed by when they came. On the
+// emulators a request costs the Auth emulator one lookup (the Admin SDK's
+// own, in emulator mode) when its user's answer is fresh and two when it
+// is stale. The one-room joins came within 30 s of the warm-up and found
+// the answers fresh; the separate rooms' joins came later and found them
+// stale, so the Auth emulator took about twice the CPU during the floor,
+// out of the same two cores, which slowed the floor and flattered the
+// one room's ratio to it.
+func measuredBurst(ctx context.Context, o phaseTeller, m cpuMeter, phase string, apis []*workload.API, members []*crowdMember, send func(context.Context, *workload.API, *crowdMember) workload.Result) BurstSummary {
+	burst(ctx, apis, members, sendTouch)
+	return m.measured(o, phase, func() []Attempt { return burst(ctx, apis, members, send) })
+}
+
+// sendTouch reads a room of the member's own that nobody joins: a request
+// through the gates that writes nothing.
+func sendTouch(ctx context.Context, api *workload.API, m *crowdMember) workload.Result {
+	r, _ := api.Read(ctx, m.user.Token, m.room+"-touch")
+	return r
+}
+
 func sendJoin(ctx context.Context, api *workload.API, m *crowdMember) workload.Result {
 	r, jr := api.Join(ctx, m.user.Token, m.room, fleetSession, "crowd")
 	if r.Err == nil && r.Status == 200 {

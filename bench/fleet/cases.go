@@ -41,7 +41,7 @@ func runOneRoom(ctx context.Context, o harness.Options, m cpuMeter, client *fire
 	}
 
 	// 1. The joins, then the roster as a participant reads it.
-	c.Join = m.measured(o, c.phase("join"), func() []Attempt { return burst(ctx, apis, members, sendJoin) })
+	c.Join = measuredBurst(ctx, o, m, c.phase("join"), apis, members, sendJoin)
 	if _, err := settle(ctx, 2*time.Second, 30*time.Second, count); err != nil {
 		return fail("settling the joins", err)
 	}
@@ -70,7 +70,7 @@ func runOneRoom(ctx context.Context, o harness.Options, m cpuMeter, client *fire
 	if err != nil {
 		return fail("listening to the room", err)
 	}
-	c.Leave = m.measured(o, c.phase("leave"), func() []Attempt { return burst(ctx, apis, leaving, sendLeave) })
+	c.Leave = measuredBurst(ctx, o, m, c.phase("leave"), apis, leaving, sendLeave)
 	if _, err := settle(ctx, 2*time.Second, 30*time.Second, count); err != nil {
 		watch.stop()
 		return fail("settling the leaves", err)
@@ -226,7 +226,7 @@ func runSeparate(ctx context.Context, o harness.Options, m cpuMeter, client *fir
 		members[i] = &crowdMember{user: u, room: fmt.Sprintf("%s-%d", prefix, i)}
 		refs[i] = client.Collection(firestoredb.RoomsCollection).Doc(members[i].room)
 	}
-	c.Join = m.measured(o, c.phase("join"), func() []Attempt { return burst(ctx, apis, members, sendJoin) })
+	c.Join = measuredBurst(ctx, o, m, c.phase("join"), apis, members, sendJoin)
 	workload.SleepCtx(ctx, 2*time.Second)
 	c.JoinRepairs, c.JoinRepairFailures = repair(ctx, helper, members, func(m *crowdMember) bool { return !m.joinAcked }, sendJoin)
 	var leaving []*crowdMember
@@ -235,7 +235,7 @@ func runSeparate(ctx context.Context, o harness.Options, m cpuMeter, client *fir
 			leaving = append(leaving, m)
 		}
 	}
-	c.Leave = m.measured(o, c.phase("leave"), func() []Attempt { return burst(ctx, apis, leaving, sendLeave) })
+	c.Leave = measuredBurst(ctx, o, m, c.phase("leave"), apis, leaving, sendLeave)
 	workload.SleepCtx(ctx, 2*time.Second)
 	c.LeaveRepairs, c.LeaveRepairFails = repair(ctx, helper, leaving, func(m *crowdMember) bool { return !m.leaveAcked }, sendLeave)
 	for end := time.Now().Add(30 * time.Second); ; {
