@@ -80,12 +80,14 @@ func TestJoin_ARefusedJoinCreatesNoRoom(t *testing.T) {
 
 // A user whose entry is still there in a missing room (a room document
 // gone before its roster) takes the way of the step and the join, not the
-// creating join, which would write a new entry over it: the room is
-// created apart, and the join, finding the user listed, counts the
-// sessions the entry already counts (the first tab, still live, and this
-// one).
+// creating join, which would write a new entry over it without reading the
+// user's sessions: the room is created apart, and the join adds the entry
+// left over from the earlier lifetime anew (presence.JoinState.AddsEntry),
+// stamped with the new lifetime, and counts every live session of the user
+// (the first tab, still live, and this one).
 func TestJoin_AUserStillListedInAMissingRoom(t *testing.T) {
 	f := MustOpenStore(t)
+	sub := withEvents(t, f)
 	f.mustJoin(t, "left-over", "alice", "t1")
 	entry, err := f.client.Collection(firestoredb.RoomsCollection).Doc("left-over").Collection(firestoredb.ParticipantsCollection).Doc("alice").Get(f.ctx)
 	if err != nil {
@@ -105,18 +107,29 @@ func TestJoin_AUserStillListedInAMissingRoom(t *testing.T) {
 		t.Fatalf("room %v after the join, want active", room)
 	}
 	old, _ := entry.Data()[firestoredb.FieldRoomOpenedAt].(time.Time)
-	if createdAt, _ := room["createdAt"].(time.Time); !createdAt.After(old) {
+	createdAt, _ := room["createdAt"].(time.Time)
+	if !createdAt.After(old) {
 		t.Fatalf("room createdAt %v, the first lifetime's %v: want a new lifetime", createdAt, old)
 	}
-	// Not asserted: the revision. Her entry keeps the earlier lifetime's
-	// stamp, which the new lifetime's revision does not count, so the
-	// roster says 0 where the reply says 1 (known, in issue 30's note).
+	// Her entry joins the new lifetime: stamped with it, so that the
+	// revision counts it and the reply names a revision the roster reaches.
 	ids, r := f.liveIDs(t, "left-over", "alice")
 	if len(ids) != 1 || ids[0] != "alice" || res.Session.Generation == 0 {
 		t.Fatalf("roster %v, reply %+v: want alice, joined", ids, res)
 	}
+	if res.Revision != 1 || r.Revision != 1 {
+		t.Fatalf("reply revision %d, roster revision %d: want 1 and 1, the join's one change in the new lifetime", res.Revision, r.Revision)
+	}
+	if got := r.Participants[0].OpenedAt; !got.Equal(createdAt) {
+		t.Fatalf("the entry's lifetime %v, the room's %v", got, createdAt)
+	}
+	// Both tabs are live, the first from the earlier lifetime: both count.
 	if n := r.Participants[0].SessionCount; n != 2 {
 		t.Fatalf("alice's entry counts %d sessions, want 2 (both tabs are live)", n)
+	}
+	got := sub.WaitUntil(t, "both joins' events", func(r []emulatortest.Received) bool { return len(r) >= 2 })
+	if lines := eventLines(t, got); lines[1].Type != presence.EventJoined || lines[1].Seq != 1 {
+		t.Fatalf("events %v: want the second join a joined event, the first of the new lifetime", lines)
 	}
 }
 

@@ -255,8 +255,11 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		if err != nil {
 			return err
 		}
+		// A user not listed, or listed only by an entry left over from an
+		// earlier lifetime (presence.JoinState.AddsEntry), gets a new entry.
+		newEntry := st.AddsEntry()
 		var left *presence.Departure
-		if st.Participant == nil {
+		if newEntry {
 			if left, err = s.readNewUserDocs(tx, req, &st, newUserSnaps); err != nil {
 				return err
 			}
@@ -265,7 +268,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		*before = nil
 		paused := false // hookAfterJoinReads: before anything is decided
 		switch {
-		case onEntries && st.Participant == nil:
+		case onEntries && newEntry:
 			// A new user: a place is claimed first, and judged with the
 			// other claims (claims.go); but not by a join that is refused
 			// whatever the room's size, which writes nothing.
@@ -281,7 +284,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 			if *before, err = s.joinCounts(counts); err != nil {
 				return err
 			}
-		case active && st.Participant == nil:
+		case active && newEntry:
 			// A new user in an older room: the cap needs the roster's
 			// size, read from the revision shards (revision.go:
 			// O(shards), exact at the cap).
@@ -321,7 +324,11 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 			}
 		}
 		if plan.WriteParticipant {
-			if err := s.stageEntry(tx, now, req, plan, st.Room, st.Participant, left, event); err != nil {
+			before := st.Participant
+			if plan.AddsEntry {
+				before = nil // a left-over entry joins this lifetime anew
+			}
+			if err := s.stageEntry(tx, now, req, plan, st.Room, before, left, event); err != nil {
 				return err
 			}
 		}

@@ -34,11 +34,31 @@ type JoinState struct {
 	// add their entries after this join read the roster.
 	Claims int
 	// UserRooms is the user's per-user document, read only when the join
-	// would add a roster entry (Participant is nil); nil when absent.
+	// would add a roster entry (AddsEntry); nil when absent.
 	UserRooms *UserRooms
 	// CheckedRooms tells, for each room RoomsToCheck named, whether the
 	// user's roster entry still exists there.
 	CheckedRooms map[string]bool
+}
+
+// AddsEntry says the join would add the user's roster entry: the user
+// has none, or has one left over from an earlier lifetime of the room.
+// Such an entry stays when the room's document goes without a teardown
+// (TTL takes the room's document first; a teardown only ever closes an
+// empty roster). In a room that keeps its revision on its entries, the
+// lifetime's revision and size count only the entries stamped with it
+// (Participant.OpenedAt), so a join that kept the entry as it stands
+// would be counted nowhere: its reply would name a revision the roster
+// never reaches, and the cap would not count it. The join adds it anew:
+// stamped with this lifetime, judged by the cap, and a joined event. Its
+// session count is still recounted from every live session of the user,
+// those of the earlier lifetime included, so that none is dropped.
+func (st JoinState) AddsEntry() bool {
+	if st.Participant == nil {
+		return true
+	}
+	r := st.Room
+	return r != nil && r.RevisionOnEntries && !st.Participant.OpenedAt.Equal(r.CreatedAt)
 }
 
 // RoomStep is a lifecycle transition a join needs before it can proceed.
@@ -112,7 +132,7 @@ type JoinPlan struct {
 // carries is applied, whatever Hold says.
 func (s Settings) PlanJoin(now time.Time, st JoinState, req JoinRequest) (JoinPlan, error) {
 	p, err := s.planJoin(now, st, req)
-	if err != nil || !p.WriteParticipant || st.Participant == nil {
+	if err != nil || !p.WriteParticipant || st.AddsEntry() {
 		return p, err
 	}
 	kept := req
@@ -145,7 +165,7 @@ func (s Settings) planJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 		return JoinPlan{}, err
 	}
 	var userRooms *UserRooms
-	if st.Participant == nil {
+	if st.AddsEntry() {
 		var err error
 		if userRooms, err = s.admitRoom(now, st, req.RoomID); err != nil {
 			return JoinPlan{}, err
@@ -164,13 +184,14 @@ func (s Settings) planJoin(now time.Time, st JoinState, req JoinRequest) (JoinPl
 	p := JoinPlan{Room: *st.Room}
 
 	// 2. The roster entry: one per user, whatever the number of tabs.
-	if st.Participant == nil {
+	if st.AddsEntry() {
 		p.AddsEntry = true
 		if st.Entries+st.Claims >= s.roomCap(st.Policy) {
 			return JoinPlan{}, Errorf(ERoomFull, "the room has reached its limit of %d participants", s.roomCap(st.Policy))
 		}
 		p.Participant = Participant{RoomID: req.RoomID, ID: req.ParticipantID, DisplayName: req.DisplayName,
-			PhotoURL: req.PhotoURL, State: req.State, JoinedAt: now}
+			PhotoURL: req.PhotoURL, State: req.State, JoinedAt: now,
+			OpenedAt: st.Room.CreatedAt, RevisionOnEntries: st.Room.RevisionOnEntries}
 		p.WriteParticipant = true
 		p.UserRooms = userRooms
 		p.MarkLarge = s.MarksLarge(st.Entries, st.Policy)
