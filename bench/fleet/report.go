@@ -77,8 +77,8 @@ func Markdown(r *Report) string {
 }
 
 // stepOrder is the order in which a join's and a leave's steps happen.
-var stepOrder = []string{"gates", "join-txn", "join-read", "join-claim", "join-size", "join-retried", "join-commit", "join-contest", "join-room", "join-create", "join-revision",
-	"leave-txn", "leave-read", "leave-retried", "leave-commit", "leave-settle"}
+var stepOrder = []string{"gates", "join-txn", "join-begin", "join-read", "join-claim", "join-size", "join-retried", "join-commit", "join-contest", "join-room", "join-create", "join-revision",
+	"leave-txn", "leave-begin", "leave-read", "leave-retried", "leave-commit", "leave-settle"}
 
 // writeSteps renders, for each crowd and operation, the server's own time
 // in each step (its Server-Timing header), p50 / p99 in one room beside

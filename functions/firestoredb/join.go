@@ -201,7 +201,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 	var roomVersion time.Time
 	var resp firestore.CommitResponse
 	claimInCommit := false
-	var attempt attemptTimer
+	attempt := newAttemptTimer(stepJoinBegin)
 	err := s.transact(ctx, "join", func(tx *txn, now time.Time) error {
 		attempt.begin(ctx, stepJoinRetried)
 		s.pause(hookBeforeJoinReads)

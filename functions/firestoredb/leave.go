@@ -25,7 +25,7 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 	}
 	var plan presence.DeparturePlan
 	began := time.Now()
-	var attempt attemptTimer
+	attempt := newAttemptTimer(stepLeaveBegin)
 	err := s.transact(ctx, "leave", func(tx *txn, now time.Time) error {
 		attempt.begin(ctx, stepLeaveRetried)
 		st, err := s.readDeparture(ctx, tx, now, ref.SessionKey)

@@ -12,12 +12,13 @@ import (
 // wall time in this process, retries and lock waits included:
 //
 //   - join-txn: the join's transactions, every attempt (join-size inside
-//     it), split like the leave's into join-read (its attempts' reads of
-//     the room, the user's entry, session, policy and, for a new user, the
-//     per-user document and departure record), join-retried (attempts
-//     that did not commit, whole) and join-commit (the last attempt's
-//     commit); a new user's join-claim (writing its claim on a place,
-//     claims.go) and join-size also fall inside it;
+//     it), split like the leave's into join-begin (the round trip that
+//     begins the transaction, before its first attempt), join-read (its
+//     attempts' reads of the room, the user's entry, session, policy and,
+//     for a new user, the per-user document and departure record),
+//     join-retried (attempts that did not commit, whole) and join-commit
+//     (the last attempt's commit); a new user's join-claim (writing its
+//     claim on a place, claims.go) and join-size also fall inside it;
 //   - join-size: the roster size check for the participant cap; in a room
 //     that keeps its revision on its entries, the one snapshot of size and
 //     revision that also makes the reply's revision (joinCounts);
@@ -32,12 +33,14 @@ import (
 //     transaction;
 //   - join-revision: in an older room, reading the revision for the reply,
 //     after the commit;
-//   - leave-txn: the leave's transaction, split into leave-read (its
-//     attempts' reads, lock waits included), leave-retried (attempts that
-//     did not commit, whole) and leave-commit (the last attempt's commit);
+//   - leave-txn: the leave's transaction, split into leave-begin (as
+//     join-begin), leave-read (its attempts' reads, lock waits included),
+//     leave-retried (attempts that did not commit, whole) and leave-commit
+//     (the last attempt's commit);
 //   - leave-settle: the emptiness check after a leave that removed an entry.
 const (
 	stepJoinTxn      = "join-txn"
+	stepJoinBegin    = "join-begin"
 	stepJoinRead     = "join-read"
 	stepJoinRetried  = "join-retried"
 	stepJoinCommit   = "join-commit"
@@ -48,6 +51,7 @@ const (
 	stepJoinCreate   = "join-create"
 	stepJoinRevision = "join-revision"
 	stepLeaveTxn     = "leave-txn"
+	stepLeaveBegin   = "leave-begin"
 	stepLeaveRead    = "leave-read"
 	stepLeaveRetried = "leave-retried"
 	stepLeaveCommit  = "leave-commit"
@@ -59,15 +63,27 @@ const (
 // waited on locks in its reads, lost attempts to contention, or waited at
 // its commit.
 type attemptTimer struct {
-	began, staged time.Time
+	called, began, staged time.Time
+	first                 string // the step the first attempt's wait goes to
+}
+
+// newAttemptTimer starts timing a transaction about to be run: until its
+// first attempt begins, the client begins the transaction with a round
+// trip of its own (BeginTransaction), whose time goes to first.
+func newAttemptTimer(first string) attemptTimer {
+	return attemptTimer{called: time.Now(), first: first}
 }
 
 // begin marks an attempt's start; the attempt before it, if any, was
-// retried, and its time (reads, failed commit, backoff) goes to retried.
+// retried, and its time (reads, failed commit, backoff, the next
+// attempt's begin) goes to retried.
 func (a *attemptTimer) begin(ctx context.Context, retried string) {
 	now := time.Now()
-	if !a.began.IsZero() {
+	switch {
+	case !a.began.IsZero():
 		steptime.Add(ctx, retried, now.Sub(a.began))
+	case a.first != "":
+		steptime.Add(ctx, a.first, now.Sub(a.called))
 	}
 	a.began, a.staged = now, time.Time{}
 }
