@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -185,5 +186,35 @@ func TestFleetMarkdownCountsAStepNoneTook(t *testing.T) {
 	md := Markdown(rep)
 	if want := "| 2 | 3 | leave-retried | none of 3 | 30.0 ms / 30.0 ms (1) |"; !strings.Contains(md, want) {
 		t.Fatalf("markdown lacks %q:\n%s", want, md)
+	}
+}
+
+// Past the gates: an answered request's latency less its gates step, over
+// the answered requests that timed it; a failure and an answer without
+// Server-Timing are left out. The report compares the two cases on it.
+func TestPastTheGates(t *testing.T) {
+	ok := func(ms, gates float64) Attempt {
+		return Attempt{OK: true, Outcome: "200", Ms: ms, Steps: map[string]float64{"gates": gates, "join-txn": ms - gates}}
+	}
+	one := SummarizeBurst([]Attempt{ok(1000, 600), ok(3000, 1000), {Outcome: "timeout", Ms: 10000},
+		{OK: true, Outcome: "200", Ms: 9000}}, 10000)
+	if one.PastGates == nil || one.PastGates.N != 2 || one.PastGates.Max != 2000 || one.PastGates.P50 != 400 {
+		t.Fatalf("past the gates %+v: want 400 and 2000 ms, from the two answers that timed their gates", one.PastGates)
+	}
+	sep := SummarizeBurst([]Attempt{ok(900, 700), ok(2500, 2000)}, 10000)
+	if none := SummarizeBurst([]Attempt{{OK: true, Outcome: "200", Ms: 10}}, 10000); none.PastGates != nil {
+		t.Fatalf("no gates timed, past the gates %+v: want none", none.PastGates)
+	}
+	rep := &Report{Processes: []int{8}, Crowds: []int{2}, Cases: []Case{
+		{Processes: 8, Crowd: 2, Rooms: "one", Join: one, Leave: one},
+		{Processes: 8, Crowd: 2, Rooms: "separate", Join: sep, Leave: sep}}}
+	rep.Ratios = ratios(rep.Cases)
+	md := Markdown(rep)
+	want := fmt.Sprintf("| 8 | 2 | join | %s | %s | %.2f |", pastGatesCell(*one.PastGates), pastGatesCell(*sep.PastGates), one.PastGates.P99/sep.PastGates.P99)
+	if !strings.Contains(md, "Past the gates") || !strings.Contains(md, want) {
+		t.Fatalf("markdown lacks %q:\n%s", want, md)
+	}
+	if r := one.PastGates.P99 / sep.PastGates.P99; r < 3 {
+		t.Fatalf("ratio past the gates %.2f: the one room's 2 s against the floor's 0.5 s should give about 4", r)
 	}
 }

@@ -25,6 +25,7 @@ func Markdown(r *Report) string {
 		fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s |\n", ratio.Processes, ratio.Crowd, ratio.Op, burstCells(ob), burstCells(sb), ratioCell(ratio))
 	}
 
+	writePastGates(&b, r)
 	writeSteps(&b, r)
 	writeCPU(&b, r)
 
@@ -195,6 +196,39 @@ func burstCells(s BurstSummary) string {
 	}
 	l := s.Latency
 	return fmt.Sprintf("%d / %d | %s | %s | %s", s.OK, s.Attempts, cell(l.P50, s.P50Censored), cell(l.P99, s.P99Censored), cell(l.Max, s.MaxCensored))
+}
+
+// writePastGates renders each answered request's latency less its gates,
+// p50 / p99, in one room beside separate rooms, and the ratio of the p99s:
+// the comparison without the token check, which on the emulators is a
+// round trip to the Auth emulator that both cases share.
+func writePastGates(b *strings.Builder, r *Report) {
+	wrote := false
+	for _, ratio := range r.Ratios {
+		one, sep := findCase(r.Cases, ratio.Processes, ratio.Crowd, "one"), findCase(r.Cases, ratio.Processes, ratio.Crowd, "separate")
+		if one == nil || sep == nil {
+			continue
+		}
+		ob, sb := one.burst(ratio.Op), sep.burst(ratio.Op)
+		if ob.PastGates == nil || sb.PastGates == nil {
+			continue
+		}
+		if !wrote {
+			b.WriteString("\nPast the gates: each answered request's latency less its `gates` step (the rates, App Check and the ID token check, which on the emulators waits for the Auth emulator), p50 / p99 (n):\n\n")
+			b.WriteString("| processes | crowd | operation | one room | separate rooms | p99 one room ÷ separate |\n|---|---|---|---|---|---|\n")
+			wrote = true
+		}
+		ratioText := "–"
+		if sb.PastGates.P99 > 0 {
+			ratioText = fmt.Sprintf("%.2f", ob.PastGates.P99/sb.PastGates.P99)
+		}
+		fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %s |\n", ratio.Processes, ratio.Crowd, ratio.Op,
+			pastGatesCell(*ob.PastGates), pastGatesCell(*sb.PastGates), ratioText)
+	}
+}
+
+func pastGatesCell(s workload.Summary) string {
+	return fmt.Sprintf("%s / %s (%d)", render.Ms(s.P50), render.Ms(s.P99), s.N)
 }
 
 func ratioCell(r P99Ratio) string {
