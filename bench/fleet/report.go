@@ -16,13 +16,8 @@ func Markdown(r *Report) string {
 	fmt.Fprintf(&b, "Crowds joining and leaving at once through N roomlease-dev processes on one Firestore emulator (round robin, one request per user, client timeout %.0f s; lease %.0f min and grace %.0f h, so nothing expires during the run). Latency covers every attempt, failures at the moment they failed; \"≥\" marks a figure that is the client timeout, i.e. a lower bound. Run started %s, took %.0f s.\n\n",
 		r.TimeoutSeconds, r.LeaseSeconds/60, r.GraceSeconds/3600, r.Started, r.ElapsedSeconds)
 	b.WriteString("| processes | crowd | operation | one room: OK | p50 | p99 | max | separate rooms: OK | p50 | p99 | max | p99 one room ÷ separate |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, ratio := range r.Ratios {
-		one, sep := findCase(r.Cases, ratio.Processes, ratio.Crowd, "one"), findCase(r.Cases, ratio.Processes, ratio.Crowd, "separate")
-		if one == nil || sep == nil {
-			continue
-		}
-		ob, sb := one.burst(ratio.Op), sep.burst(ratio.Op)
-		fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s |\n", ratio.Processes, ratio.Crowd, ratio.Op, burstCells(ob), burstCells(sb), ratioCell(ratio))
+	for _, p := range burstPairs(r) {
+		fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s |\n", p.ratio.Processes, p.ratio.Crowd, p.ratio.Op, burstCells(p.one), burstCells(p.sep), ratioCell(p.ratio))
 	}
 
 	writePastGates(&b, r)
@@ -86,12 +81,8 @@ var stepOrder = []string{"gates", "join-txn", "join-begin", "join-read", "join-c
 // the same in separate rooms: which step the shared room makes slow.
 func writeSteps(b *strings.Builder, r *Report) {
 	wrote := false
-	for _, ratio := range r.Ratios {
-		one, sep := findCase(r.Cases, ratio.Processes, ratio.Crowd, "one"), findCase(r.Cases, ratio.Processes, ratio.Crowd, "separate")
-		if one == nil || sep == nil {
-			continue
-		}
-		ob, sb := one.burst(ratio.Op), sep.burst(ratio.Op)
+	for _, p := range burstPairs(r) {
+		ratio, ob, sb := p.ratio, p.one, p.sep
 		for _, step := range stepOrder {
 			os, okOne := ob.Steps[step]
 			ss, okSep := sb.Steps[step]
@@ -174,6 +165,26 @@ func (c *Case) burst(op string) BurstSummary {
 	return c.Join
 }
 
+// burstPair is one operation's burst in one room beside the same crowd's
+// in separate rooms, with their ratio.
+type burstPair struct {
+	ratio    P99Ratio
+	one, sep BurstSummary
+}
+
+// burstPairs lists, in the order of r.Ratios, the bursts each compares.
+func burstPairs(r *Report) []burstPair {
+	var out []burstPair
+	for _, ratio := range r.Ratios {
+		one, sep := findCase(r.Cases, ratio.Processes, ratio.Crowd, "one"), findCase(r.Cases, ratio.Processes, ratio.Crowd, "separate")
+		if one == nil || sep == nil {
+			continue
+		}
+		out = append(out, burstPair{ratio: ratio, one: one.burst(ratio.Op), sep: sep.burst(ratio.Op)})
+	}
+	return out
+}
+
 func findCase(cases []Case, processes, crowd int, rooms string) *Case {
 	for i := range cases {
 		if c := &cases[i]; c.Processes == processes && c.Crowd == crowd && c.Rooms == rooms {
@@ -204,12 +215,8 @@ func burstCells(s BurstSummary) string {
 // round trip to the Auth emulator that both cases share.
 func writePastGates(b *strings.Builder, r *Report) {
 	wrote := false
-	for _, ratio := range r.Ratios {
-		one, sep := findCase(r.Cases, ratio.Processes, ratio.Crowd, "one"), findCase(r.Cases, ratio.Processes, ratio.Crowd, "separate")
-		if one == nil || sep == nil {
-			continue
-		}
-		ob, sb := one.burst(ratio.Op), sep.burst(ratio.Op)
+	for _, p := range burstPairs(r) {
+		ratio, ob, sb := p.ratio, p.one, p.sep
 		if ob.PastGates == nil || sb.PastGates == nil {
 			continue
 		}

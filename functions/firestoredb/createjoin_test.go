@@ -140,12 +140,7 @@ func TestJoin_AUserStillListedInAMissingRoom(t *testing.T) {
 // Both of this instance's joins end up in the room the other made.
 func TestJoin_ACrowdsLeaderLooksAgainBeforeItsCreate(t *testing.T) {
 	f := MustOpenStore(t)
-	made := false
-	f.store.SetBeforeRoomStep(func() {
-		if made {
-			return
-		}
-		made = true
+	made := onceBeforeRoomStep(f.store, func() {
 		if _, err := f.other.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "crowd", ParticipantID: "bob", SessionID: "t1"}}); err != nil {
 			t.Error(err)
 		}
@@ -154,7 +149,7 @@ func TestJoin_ACrowdsLeaderLooksAgainBeforeItsCreate(t *testing.T) {
 	if leaderErr != nil || followerErr != nil {
 		t.Fatalf("joins: alice %v, carol %v", leaderErr, followerErr)
 	}
-	if !made {
+	if !*made {
 		t.Fatal("alice's join never reached its create")
 	}
 	f.wantCreatedOnce(t, "crowd", "alice", "bob", "carol")
@@ -171,12 +166,7 @@ func TestJoin_ACrowdsLeaderLooksAgainBeforeItsCreate(t *testing.T) {
 // only lose, and joins the room: no read, no doomed write.
 func TestJoin_ALeaderTrustsItsInstanceThatSawTheRoomMade(t *testing.T) {
 	f := MustOpenStore(t)
-	done := false
-	f.store.SetBeforeRoomStep(func() {
-		if done {
-			return
-		}
-		done = true
+	done := onceBeforeRoomStep(f.store, func() {
 		// bob creates the room through another instance; carol, through
 		// this one, finds it active (her look is her own: alice's ended).
 		for _, j := range []struct {
@@ -191,11 +181,25 @@ func TestJoin_ALeaderTrustsItsInstanceThatSawTheRoomMade(t *testing.T) {
 	creates := 0
 	f.store.SetCreates(func() { creates++ })
 	f.mustJoin(t, "seen", "alice", "t1")
-	if !done {
+	if !*done {
 		t.Fatal("alice's join never reached its create")
 	}
 	if creates != 0 {
 		t.Fatalf("alice staged the room's create %d times, want 0: her instance had seen the room made", creates)
 	}
 	f.wantCreatedOnce(t, "seen", "alice", "bob", "carol")
+}
+
+// onceBeforeRoomStep runs do at the first lifecycle step a join of s
+// reaches (the hook fires again for every later one), and tells whether it
+// ran.
+func onceBeforeRoomStep(s *firestoredb.Store, do func()) *bool {
+	ran := new(bool)
+	s.SetBeforeRoomStep(func() {
+		if !*ran {
+			*ran = true
+			do()
+		}
+	})
+	return ran
 }

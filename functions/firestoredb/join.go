@@ -243,11 +243,12 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		// The snapshot of size and revision (joinCounts) is a read-only
 		// transaction of its own, so it runs beside the reads that follow
 		// instead of after them; it is waited for before anything is
-		// decided, and on every return. A new user's join takes its
-		// snapshot after its claim instead (claims.go).
+		// decided, and on every return. A join that adds the user's entry
+		// (a new user, or an entry left over from an earlier lifetime)
+		// takes its snapshot after its claim instead (claims.go).
 		onEntries := active && src.onEntries()
 		var counts *pendingCounts
-		if onEntries && snaps[1].Exists() {
+		if onEntries && !addsEntry(snaps[1], req, room) {
 			counts = s.startEntrySnapshot(ctx, *src, false)
 			defer counts.wait()
 		}
@@ -356,4 +357,16 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		err = errClaimLost // deleted or rewritten under the join
 	}
 	return plan, roomVersion, err
+}
+
+// addsEntry tells, from the entry's snapshot alone, whether the join will
+// add the user's entry (presence.JoinState.AddsEntry): before the user's
+// sessions are read, to choose the snapshot to take beside them. An entry
+// that does not decode counts as listed; readJoinState reports it.
+func addsEntry(entry *firestore.DocumentSnapshot, req presence.JoinRequest, room *presence.Room) bool {
+	if !entry.Exists() {
+		return true
+	}
+	p, err := decodeParticipant(entry, req.RoomID, req.ParticipantID)
+	return err == nil && presence.JoinState{Room: room, Participant: p}.AddsEntry()
 }

@@ -41,14 +41,14 @@ func (s *Store) stageSession(tx *txn, req presence.JoinRequest, plan presence.Jo
 	return tx.set(s.session(req.SessionKey), sessionToRecord(plan.Session))
 }
 
-// takeOver is the entry plan writes: for a new entry, stamped with the
-// room's lifetime and carrying the changes of the user's departure record
+// takeOver is the entry plan writes: a new entry (stamped by the plan with
+// the room's lifetime) carries the changes of the user's departure record
 // of the same lifetime, if any (a record of an earlier lifetime counted in
 // a revision that ended with it).
 func (s *Store) takeOver(plan presence.JoinPlan, room *presence.Room, left *presence.Departure) presence.Participant {
 	p := plan.Participant
 	if plan.AddsEntry {
-		p.OpenedAt, p.Changes, p.RevisionOnEntries = room.CreatedAt, 0, room.RevisionOnEntries
+		p.Changes = 0
 		if left != nil && left.OpenedAt.Equal(room.CreatedAt) {
 			p.Changes = left.Changes
 		}

@@ -97,13 +97,14 @@ type Participant struct {
 	// one to the revision shard (firestoredb/revision.go), so that the sum
 	// over entries, departure records and the room's retired count is the
 	// revision. OpenedAt is the CreatedAt of the room lifetime the entry was
-	// added in, which its departure record inherits. The domain only
-	// carries both: the store sets them.
+	// added in, which its departure record inherits: a join stamps it
+	// (PlanJoin), and an entry stamped with another lifetime is added anew
+	// (JoinState.AddsEntry). The store counts Changes.
 	Changes  int64
 	OpenedAt time.Time
 	// RevisionOnEntries is the room's (Room.RevisionOnEntries) when the
 	// entry was added, so that a request that reads the entry but not the
-	// room knows where the revision is kept. The store sets it.
+	// room knows where the revision is kept. A join sets it with OpenedAt.
 	RevisionOnEntries bool
 }
 
