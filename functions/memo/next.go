@@ -3,6 +3,7 @@ package memo
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Next shares a read among callers that each need one taken after they
@@ -29,10 +30,13 @@ type nextKey[V any] struct {
 }
 
 type nextCall[V any] struct {
-	fetch func() (V, error)
-	done  chan struct{}
-	v     V
-	err   error
+	fetch func(at time.Time) (V, error)
+	// at is the latest of its callers' floors (DoAt): the call reads at
+	// that time, which none of them may find too early.
+	at   time.Time
+	done chan struct{}
+	v    V
+	err  error
 	// callers is how many callers share the call (for tests: the way to
 	// know that callers have arrived).
 	callers int
@@ -43,6 +47,17 @@ type nextCall[V any] struct {
 // call runs whatever happens to ctx (others may share it), so fetch must
 // bound itself; ctx bounds only how long this caller waits.
 func (n *Next[V]) Do(ctx context.Context, key string, fetch func() (V, error)) (V, error) {
+	return n.DoAt(ctx, key, time.Time{}, func(time.Time) (V, error) { return fetch() })
+}
+
+// DoAt is Do for reads taken at a time of the caller's choosing: each
+// caller names the earliest time it may read at (floor), and the call it
+// shares is given the latest of its callers' floors. A read at a given
+// time is as good whenever it is made, so sharing costs no caller
+// anything: the call still begins after each of its callers asked, and
+// reads at a time none of them finds too early. Callers of one key pass
+// the same kind of fetch: the first's runs.
+func (n *Next[V]) DoAt(ctx context.Context, key string, floor time.Time, fetch func(at time.Time) (V, error)) (V, error) {
 	n.mu.Lock()
 	if n.keys == nil {
 		n.keys = make(map[string]*nextKey[V])
@@ -62,6 +77,9 @@ func (n *Next[V]) Do(ctx context.Context, key string, fetch func() (V, error)) (
 		}
 	}
 	c.callers++
+	if floor.After(c.at) {
+		c.at = floor
+	}
 	n.mu.Unlock()
 	select {
 	case <-c.done:
@@ -88,7 +106,7 @@ func (n *Next[V]) run(key string, k *nextKey[V]) {
 		// the call after this one.
 		k.waiting = nil
 		n.mu.Unlock()
-		c.v, c.err = c.fetch()
+		c.v, c.err = c.fetch(c.at)
 		close(c.done)
 	}
 }

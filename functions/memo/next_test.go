@@ -61,6 +61,52 @@ func TestNext_CallersArrivingDuringACallShareTheNextOne(t *testing.T) {
 	}
 }
 
+// A shared read at a time is given the latest of its callers' floors, so
+// that none of them reads at a time before its own; a lone caller reads at
+// its own.
+func TestNext_ASharedReadAtATimeReadsAtTheLatestFloor(t *testing.T) {
+	var n memo.Next[time.Time]
+	ctx := context.Background()
+	base := time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
+	release := make(chan struct{})
+	started := make(chan struct{})
+	read := func(at time.Time) (time.Time, error) {
+		if at.Equal(base) {
+			close(started)
+			<-release
+		}
+		return at, nil
+	}
+	first := make(chan time.Time)
+	go func() {
+		v, _ := n.DoAt(ctx, "room", base, read)
+		first <- v
+	}()
+	<-started
+
+	// Two callers arrive while the first read is in flight, floors out of
+	// order: they share the next read, at the later floor.
+	floors := []time.Time{base.Add(3 * time.Microsecond), base.Add(time.Microsecond)}
+	later := make(chan time.Time, len(floors))
+	for _, f := range floors {
+		go func() {
+			v, _ := n.DoAt(ctx, "room", f, read)
+			later <- v
+		}()
+	}
+	waitFor(t, func() bool { return n.Waiting("room") == 2 })
+	close(release)
+
+	if v := <-first; !v.Equal(base) {
+		t.Errorf("the lone first caller read at %v, want its own floor %v", v, base)
+	}
+	for range floors {
+		if v := <-later; !v.Equal(floors[0]) {
+			t.Errorf("a later caller's shared read was at %v, want the latest floor %v", v, floors[0])
+		}
+	}
+}
+
 // Keys do not wait for each other, and a lone caller's call starts at once.
 func TestNext_KeysAreIndependentAndErrorsPassThrough(t *testing.T) {
 	var n memo.Next[int]
