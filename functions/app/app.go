@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	vkit "cloud.google.com/go/firestore/apiv1"
 
 	"github.com/roomlease/roomlease/functions/appcheck"
 	"github.com/roomlease/roomlease/functions/auth"
@@ -46,6 +47,7 @@ type App struct {
 	// Summarizer refreshes large rooms' summaries while a sweep runs.
 	Summarizer *summarize.Summarizer
 	client     *firestore.Client
+	aggs       *vkit.Client            // the store's aggregations at a read time
 	events     *pubsubevents.Publisher // nil: events off
 }
 
@@ -63,11 +65,17 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		client.Close()
 		return nil, err
 	}
-	store := newStore(client, cfg)
+	aggs, err := firestoredb.DialAggregations(ctx)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("firestore aggregation client: %w", err)
+	}
+	closeClients := func() { aggs.Close(); client.Close() }
+	store := newStore(client, aggs, cfg)
 	if len(cfg.LeaseTokenKey) > 0 {
 		signer, err := leasetoken.NewSigner(cfg.LeaseTokenKey)
 		if err != nil {
-			client.Close()
+			closeClients()
 			return nil, err
 		}
 		store.UseLeaseTokens(signer)
@@ -82,7 +90,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	if cfg.ServiceReads.Enabled() {
 		services, err := auth.NewServiceVerifier(ctx, auth.ServiceOptions{Accounts: cfg.ServiceReads.Accounts, Audience: cfg.ServiceReads.Audience})
 		if err != nil {
-			client.Close()
+			closeClients()
 			return nil, err
 		}
 		apiOpts.ServiceTokens, apiOpts.ServiceRosters = services, store
@@ -94,35 +102,35 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	}
 	if cfg.RateLimited() {
 		if apiOpts.RateLimiter, err = ratelimit.New(cfg.RateLimit, time.Now); err != nil {
-			client.Close()
+			closeClients()
 			return nil, err
 		}
 	}
 	if cfg.IPRateLimited() {
 		if apiOpts.IPRateLimiter, err = ratelimit.New(cfg.IPRateLimit, time.Now); err != nil {
-			client.Close()
+			closeClients()
 			return nil, err
 		}
 	}
 	if cfg.StateRateLimit.Rate > 0 {
 		if apiOpts.StateRateLimiter, err = ratelimit.New(cfg.StateRateLimit, time.Now); err != nil {
-			client.Close()
+			closeClients()
 			return nil, err
 		}
 	}
 	api := httpapi.New(apiOpts)
-	a := &App{Config: cfg, Store: store, API: logging.Traced(cfg.ProjectID, api), client: client}
+	a := &App{Config: cfg, Store: store, API: logging.Traced(cfg.ProjectID, api), client: client, aggs: aggs}
 	sweepStore := store
 	if cfg.EventsTopic != "" {
 		// One publisher for the requests' own commits, the sweeper's and
 		// its relay (docs/events.md). The sweeper has a store of its own
 		// that publishes beside its work (PublishInBackground).
 		if a.events, err = pubsubevents.New(ctx, cfg.ProjectID, cfg.EventsTopic, cfg.DatabaseID); err != nil {
-			client.Close()
+			closeClients()
 			return nil, err
 		}
 		store.PublishEvents(a.events)
-		sweepStore = newStore(client, cfg)
+		sweepStore = newStore(client, aggs, cfg)
 		sweepStore.PublishEvents(a.events)
 		sweepStore.PublishInBackground()
 	}
@@ -145,12 +153,14 @@ func (a *App) Close() error {
 	if a.events != nil {
 		a.events.Close()
 	}
+	a.aggs.Close()
 	return a.client.Close()
 }
 
 // newStore is a store of cfg's settings.
-func newStore(client *firestore.Client, cfg config.Config) *firestoredb.Store {
+func newStore(client *firestore.Client, aggs *vkit.Client, cfg config.Config) *firestoredb.Store {
 	store := firestoredb.New(client, cfg.Presence, time.Now)
+	store.ReadAggregationsWith(aggs)
 	if cfg.LeaseIndexSharded {
 		store.ListLeasesByShard()
 	}

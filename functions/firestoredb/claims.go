@@ -24,9 +24,10 @@ import (
 //
 // Instead, a join that would add an entry first writes a claim on a place,
 // rooms/{roomId}/joinClaims/{uid}~{sessionId}, a document only it writes.
-// Then it reads, at one snapshot begun after the claim committed, the
+// Then it reads, at one snapshot no earlier than the claim's commit, the
 // entries and the claims (the snapshot an instance's joins share,
-// startEntrySnapshot), and presence.Settings.JudgeClaim decides:
+// startEntrySnapshot, read at the claim's update time: readat.go), and
+// presence.Settings.JudgeClaim decides:
 //   - entries and every other claim fit under the cap: admitted. The
 //     commit that adds the entry deletes the claim, on the condition that
 //     it is unchanged since its write (claimedCounts);
@@ -82,6 +83,11 @@ type joinClaim struct {
 	ref       *firestore.DocumentRef // nil until written
 	order     string
 	writtenAt time.Time // its update time as written
+	// readFrom is the earliest time its snapshot may be read at: the
+	// claim's update time when this join wrote it; when it adopted a
+	// twin's, the time it read it, since the twin's write may predate
+	// this join's request (readat.go).
+	readFrom time.Time
 	// policy is the one the contested attempt read, for the cap.
 	policy *presence.Policy
 	// admitted is the contest's snapshot that admitted the claim, of the
@@ -133,7 +139,7 @@ func (s *Store) writeClaim(ctx context.Context, c *joinClaim, k presence.Session
 		switch {
 		case err == nil:
 			s.ops.write(1)
-			c.ref, c.order, c.writtenAt = ref, order, wr.UpdateTime
+			c.ref, c.order, c.writtenAt, c.readFrom = ref, order, wr.UpdateTime, wr.UpdateTime
 		case status.Code(err) == codes.AlreadyExists:
 			err = s.adoptClaim(ctx, c, ref)
 		}
@@ -160,7 +166,7 @@ func (s *Store) adoptClaim(ctx context.Context, c *joinClaim, ref *firestore.Doc
 	if err != nil {
 		return err
 	}
-	c.ref, c.order, c.writtenAt = ref, held.Order, snap.UpdateTime
+	c.ref, c.order, c.writtenAt, c.readFrom = ref, held.Order, snap.UpdateTime, snap.ReadTime
 	return nil
 }
 
@@ -178,8 +184,8 @@ func (s *Store) dropClaim(ctx context.Context, c *joinClaim) {
 }
 
 // claimedCounts decides, in a join's transaction, a new user's place: it
-// writes the claim if need be and judges it by a snapshot begun after the
-// claim (or by the contest that admitted it). It sets st.Entries and
+// writes the claim if need be and judges it by a snapshot at or after the
+// claim's time (or by the contest that admitted it). It sets st.Entries and
 // st.Claims and returns the revision of that snapshot (for joinCounts's
 // argument: it is taken after the request arrived), or errContested.
 //
@@ -200,7 +206,7 @@ func (s *Store) claimedCounts(ctx context.Context, now time.Time, req presence.J
 	}
 	t := c.admitted
 	if t == nil {
-		got, err := s.startEntrySnapshot(ctx, src, true).totals()
+		got, err := s.startEntrySnapshot(ctx, src, c.readFrom).totals()
 		if err != nil {
 			return nil, err
 		}

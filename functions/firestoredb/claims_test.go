@@ -49,9 +49,51 @@ func (f *fixture) docIDs(tb testing.TB, room, collection string) []string {
 // roster after every claim is written and before any entry commits: the
 // lockstep in which joins that trust a size read beside their transaction
 // all commit (K − P over the cap). With claims, exactly the places left are
-// taken, by the claims first in order, and the rest are refused.
+// taken and the rest are refused. Which claims take them depends on when
+// each was written: a claim's snapshot is read at its claim's time
+// (readat.go), so the claims written first may find the places free and
+// be admitted at once, and those behind contest in the claims' order.
+// Both stores read so (withTokens), each on a client of its own.
 func TestJoin_ACrowdBiggerThanThePlacesLeftFillsThemExactly(t *testing.T) {
 	f := MustOpenStore(t)
+	admitted, _ := f.lockstepForTheLastPlaces(t)
+	if len(admitted) != 2 {
+		t.Fatalf("admitted %v, want exactly the 2 places left", admitted)
+	}
+	if got, want := f.rosterIDs(t, "last"), append(admitted, "host"); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("roster %v, want %v", got, want)
+	}
+}
+
+// The same lockstep through stores that read a claim's snapshot in a
+// read-only transaction begun after the claim, as a store without the
+// generated client does (readat.go): every snapshot then sees every
+// claim, none fits, and the places go to the claims first in order.
+func TestJoin_ACrowdBiggerThanThePlacesLeftFillsThemExactlyWithoutReadTimes(t *testing.T) {
+	f := MustOpenStore(t)
+	f.store.ReadAggregationsWith(nil)
+	f.other.ReadAggregationsWith(nil)
+	admitted, waited := f.lockstepForTheLastPlaces(t)
+	// Every claim was made at the clock's one instant, so the order is the
+	// claims' ids: c1 and c2 come first.
+	if fmt.Sprint(admitted) != "[c1 c2]" {
+		t.Fatalf("admitted %v, want [c1 c2], the first two claims", admitted)
+	}
+	if got := f.rosterIDs(t, "last"); fmt.Sprint(got) != "[c1 c2 host]" {
+		t.Fatalf("roster %v, want [c1 c2 host]", got)
+	}
+	if waited == 0 {
+		t.Fatal("no claim waited: the places were not contested, so the race was not run")
+	}
+}
+
+// lockstepForTheLastPlaces sends four users at once, through the fixture's
+// two stores, into a room of cap 3 that holds one, none taking its
+// snapshot before all four claims are written. It fails the test on any
+// outcome but admission or room_full, or on a claim left behind, and
+// returns the admitted users, sorted, and how often a claim waited.
+func (f *fixture) lockstepForTheLastPlaces(t *testing.T) ([]string, int32) {
+	t.Helper()
 	f.setCap(t, "last", 3)
 	f.mustJoin(t, "last", "host", "s")
 	crowd := []string{"c1", "c2", "c3", "c4"} // 4 joins for 2 places
@@ -87,20 +129,10 @@ func TestJoin_ACrowdBiggerThanThePlacesLeftFillsThemExactly(t *testing.T) {
 			t.Fatalf("join of %s: %v", crowd[i], err)
 		}
 	}
-	// Every claim was made at the clock's one instant, so the order is the
-	// claims' ids: c1 and c2 come first.
-	if fmt.Sprint(admitted) != "[c1 c2]" {
-		t.Fatalf("admitted %v, want [c1 c2], the first two claims", admitted)
-	}
-	if got := f.rosterIDs(t, "last"); fmt.Sprint(got) != "[c1 c2 host]" {
-		t.Fatalf("roster %v, want [c1 c2 host]", got)
-	}
-	if waited.Load() == 0 {
-		t.Fatal("no claim waited: the places were not contested, so the race was not run")
-	}
 	if left := f.claimsLeft(t, "last"); len(left) != 0 {
 		t.Fatalf("claims left behind: %v", left)
 	}
+	return admitted, waited.Load()
 }
 
 // A claim counts against the cap until its join commits or gives up: a
@@ -274,5 +306,39 @@ func TestJoin_AClaimDeletedDuringItsContestIsMadeAgain(t *testing.T) {
 	}
 	if left := f.claimsLeft(t, "contest"); fmt.Sprint(left) != "[g4~s]" {
 		t.Fatalf("claims left: %v, want [g4~s]", left)
+	}
+}
+
+// A join that adopts a claim its session's twin wrote earlier reads its
+// snapshot no earlier than its own request: the twin's claim may predate
+// changes the joining client has already seen. Here the twin died after
+// claiming (its claim is left), carol changes her state twice, and then
+// the session joins: its reply must count carol's changes and its own.
+// Read at the claim's update time, it answered two below.
+func TestJoin_AnAdoptedClaimIsJudgedNoEarlierThanItsRequest(t *testing.T) {
+	f := MustOpenStore(t)
+	f.mustJoin(t, "adopt", "host", "s")
+	carol := f.mustJoin(t, "adopt", "carol", "s")
+	claimedAt := f.clock.Now()
+	if _, err := f.client.Collection(firestoredb.RoomsCollection).Doc("adopt").Collection(firestoredb.ClaimsCollection).Doc("ann~tab").
+		Create(f.ctx, map[string]any{"roomId": "adopt", "order": fmt.Sprintf("%020d~ann~tab", claimedAt.UnixNano()),
+			"claimedAt": claimedAt, "expireAt": claimedAt.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"x", "y"} {
+		if _, err := f.store.SetState(f.ctx, presence.StateRequest{SessionRef: ref("adopt", "carol", "s", carol.Session.Generation), State: presence.State{"s": v}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := mustRevision(t, f, "adopt")
+	res := f.mustJoin(t, "adopt", "ann", "tab")
+	if res.Revision <= before {
+		t.Fatalf("the join answered revision %d; the room was at %d before it was asked", res.Revision, before)
+	}
+	if got := f.rosterIDs(t, "adopt"); fmt.Sprint(got) != "[ann carol host]" {
+		t.Fatalf("roster %v, want [ann carol host]", got)
+	}
+	if left := f.claimsLeft(t, "adopt"); len(left) != 0 {
+		t.Fatalf("claims left: %v", left)
 	}
 }

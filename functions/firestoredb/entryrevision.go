@@ -98,18 +98,16 @@ func (s *Store) entryCounts(ctx context.Context, src revisionSource, tx *txn) (r
 		t, err := s.entrySnapshot(ctx, src, false)
 		return t.revision, t.entries, err
 	}
-	roomRef := s.room(src.roomID)
+	entriesQ, recordsQ := s.lifetimeEntries(src), s.lifetimeRecords(src)
 	var onRecords map[string]int64
 	var recordsErr error
 	recordsDone := make(chan struct{})
 	go func() {
 		defer close(recordsDone)
 		s.pause(hookBeforeRecordsSum)
-		q := roomRef.Collection(RecentlyLeftCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
-		onRecords, recordsErr = s.aggregateAll(ctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("records"), tx, "records", "revision", "records")
+		onRecords, recordsErr = s.aggregateAll(ctx, recordsQ.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("records"), tx, "records", "revision", "records")
 	}()
-	q := roomRef.Collection(ParticipantsCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
-	onEntries, err := s.aggregateAll(ctx, q.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("entries"), tx, "entries", "revision", "entries")
+	onEntries, err := s.aggregateAll(ctx, entriesQ.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("entries"), tx, "entries", "revision", "entries")
 	s.pause(hookAfterEntriesSum)
 	<-recordsDone
 	if err == nil {
@@ -119,6 +117,16 @@ func (s *Store) entryCounts(ctx context.Context, src revisionSource, tx *txn) (r
 		return 0, 0, err
 	}
 	return onEntries["revision"] + onRecords["revision"], int(onEntries["entries"]), nil
+}
+
+// lifetimeEntries and lifetimeRecords are the roster entries and the departure records
+// of src's lifetime, which its revision is summed over.
+func (s *Store) lifetimeEntries(src revisionSource) firestore.Query {
+	return s.room(src.roomID).Collection(ParticipantsCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
+}
+
+func (s *Store) lifetimeRecords(src revisionSource) firestore.Query {
+	return s.room(src.roomID).Collection(RecentlyLeftCollection).Where(FieldRoomOpenedAt, "==", src.lifetime)
 }
 
 // entrySnapshot is entryCounts read at one snapshot, outside any other

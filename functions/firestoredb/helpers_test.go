@@ -4,10 +4,12 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/firestore"
+	vkit "cloud.google.com/go/firestore/apiv1"
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/leasetoken"
@@ -138,11 +140,24 @@ func withTokens(s *firestoredb.Store) *firestoredb.Store {
 		panic(err)
 	}
 	s.UseLeaseTokens(signer)
+	s.ReadAggregationsWith(sharedAggregations())
 	if emulatortest.LeasesByShard() {
 		s.ListLeasesByShard()
 	}
 	return s
 }
+
+// sharedAggregations is the generated client every test store reads its
+// claims' snapshots through, as every store of a deployment does
+// (functions/app): one for the test binary, since its requests name their
+// project.
+var sharedAggregations = sync.OnceValue(func() *vkit.Client {
+	c, err := firestoredb.DialAggregations(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	return c
+})
 
 // withToken returns r carrying token.
 func withToken(r presence.SessionRef, token string) presence.SessionRef {

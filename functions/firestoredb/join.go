@@ -249,7 +249,7 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		onEntries := active && src.onEntries()
 		var counts *pendingCounts
 		if onEntries && !addsEntry(snaps[1], req, room) {
-			counts = s.startEntrySnapshot(ctx, *src, false)
+			counts = s.startEntrySnapshot(ctx, *src, time.Time{})
 			defer counts.wait()
 		}
 		st, err := s.readJoinState(ctx, tx, now, req, snaps, room)

@@ -43,28 +43,39 @@ type pendingCounts struct {
 }
 
 // startEntrySnapshot begins entrySnapshot for src in the background, timed
-// as the join's size step; withClaims counts the room's claims on places
-// in the same snapshot (claims.go).
+// as the join's size step. A claim's snapshot (claimedAt not zero: the
+// claim's update time) counts the room's claims on places too (claims.go),
+// and is read at a time at or after claimedAt when the store can
+// (readat.go), in one round trip instead of a transaction's three.
 //
 // An instance's joins into one room share snapshots (entrySnapshots), but
-// only one begun after the join arrived, or, with claims, after its claim
-// was written: that is all joinCounts's and the claims' arguments ask of
-// the snapshot, and a shared one begun later is as good as the join's own.
+// only one begun after the join arrived, or, with claims, one read at its
+// claim's time or later: that is all joinCounts's and the claims'
+// arguments ask of the snapshot, and a shared one is as good as the
+// join's own.
 // Without sharing, a crowd of N aggregated a roster of up to N entries N
 // times, O(N²) index entries, which on the emulator took most of both
 // cores; now each instance aggregates about once per snapshot's length
 // whatever the crowd. The sharing only makes an instance cheaper: every
 // instance still takes its own snapshots.
-func (s *Store) startEntrySnapshot(ctx context.Context, src revisionSource, withClaims bool) *pendingCounts {
+func (s *Store) startEntrySnapshot(ctx context.Context, src revisionSource, claimedAt time.Time) *pendingCounts {
 	c := &pendingCounts{done: make(chan struct{})}
+	withClaims := !claimedAt.IsZero()
+	atClaim := withClaims && s.aggsAt != nil
 	go func() {
 		defer close(c.done)
 		began := time.Now()
-		key := fmt.Sprintf("%s/%d/%t", src.roomID, src.lifetime.UnixNano(), withClaims)
-		c.t, c.err = s.entrySnapshots.Do(ctx, key, func() (entryTotals, error) {
+		key := fmt.Sprintf("%s/%d/%t/%t", src.roomID, src.lifetime.UnixNano(), withClaims, atClaim)
+		// A read at a claim's time is as good for every claim written
+		// before it, so the instance's claims share one at the latest of
+		// their times (memo.Next.DoAt); the others ignore the time.
+		c.t, c.err = s.entrySnapshots.DoAt(ctx, key, claimedAt, func(at time.Time) (entryTotals, error) {
 			// Not this join's deadline: the others wait on the call too.
 			readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
 			defer cancel()
+			if atClaim {
+				return s.claimSnapshotAt(readCtx, src, at)
+			}
 			return s.entrySnapshot(readCtx, src, withClaims)
 		})
 		steptime.Since(ctx, stepJoinSize, began)

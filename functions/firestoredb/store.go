@@ -47,6 +47,9 @@ type Store struct {
 	// instance's joins that wait for one begun after they arrived
 	// (startEntrySnapshot).
 	entrySnapshots memo.Next[entryTotals]
+	// aggsAt reads a claim's snapshot at the claim's time, in one round
+	// trip (readat.go); nil: in a read-only transaction.
+	aggsAt aggregationsAt
 	// largeCounts shares the roster count that joins just below a room's
 	// large-room threshold take after their commits (markLargeIfReached).
 	largeCounts memo.Next[largeCount]

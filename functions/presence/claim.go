@@ -24,18 +24,19 @@ const (
 	ClaimWaits
 )
 
-// JudgeClaim decides a join that holds a claim, from a snapshot taken after
-// the claim was written: entries on the roster, others claims besides this
-// one, and ahead of them before this one in the claims' order (any order
-// every join sees alike; ahead < 0 when not counted, which never refuses).
+// JudgeClaim decides a join that holds a claim, from a snapshot at or after
+// the time the claim was written: entries on the roster, others claims
+// besides this one, and ahead of them before this one in the claims' order
+// (any order every join sees alike; ahead < 0 when not counted, which
+// never refuses).
 //
 // Why it is exact: suppose more than the cap's entries were admitted this
-// way, and take the one whose snapshot came last. Each of the others wrote
-// its claim before its own snapshot, so before this one's, and kept it
-// until its entry committed: at this one's snapshot, each was an entry or a
-// claim. So this one saw at least a cap's worth of others and would not
-// have been admitted. Claims of joins that will be refused only make a
-// join wait or refuse: never admit too many.
+// way, and take the one whose snapshot is the latest. Each of the others
+// wrote its claim no later than its own snapshot, so no later than this
+// one's, and kept it until its entry committed: at this one's snapshot,
+// each was an entry or a claim. So this one saw at least a cap's worth of
+// others and would not have been admitted. Claims of joins that will be
+// refused only make a join wait or refuse: never admit too many.
 func (s Settings) JudgeClaim(entries, others, ahead int, p *Policy) ClaimVerdict {
 	limit := s.roomCap(p)
 	switch {
