@@ -28,8 +28,10 @@ import (
 // the claim's write already names a time late enough: its update time. A
 // read at that time sees every commit up to it, the claim included, and,
 // since the claim was written after the request arrived, every change a
-// client could have seen before asking. Aggregations sent with that read
-// time read one snapshot whatever order they run in, in one round trip.
+// client could have seen before asking. (A claim adopted from a twin join
+// may be older than the request: that one is read from the time it was
+// found, claims.go.) Aggregations sent with one read time read one
+// snapshot whatever order they run in, and go at once: one round trip.
 //
 // The firestore package sends aggregations only in a transaction, so these
 // go through the generated client (cloud.google.com/go/firestore/apiv1),
