@@ -74,7 +74,12 @@ func (s *Store) startEntrySnapshot(ctx context.Context, src revisionSource, clai
 			readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), policyReadTimeout)
 			defer cancel()
 			if atClaim {
-				return s.claimSnapshotAt(readCtx, src, at)
+				// Failed, the read-only transaction is as good (begun
+				// now, after every caller's claim), only slower: the
+				// join does not fail for want of the faster read.
+				if t, err := s.claimSnapshotAt(readCtx, src, at); err == nil {
+					return t, nil
+				}
 			}
 			return s.entrySnapshot(readCtx, src, withClaims)
 		})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -35,8 +36,8 @@ import (
 //
 // The firestore package sends aggregations only in a transaction, so these
 // go through the generated client (cloud.google.com/go/firestore/apiv1),
-// which the app gives the store (ReadAggregationsWith); without one, the
-// store takes the read-only transaction.
+// which the app gives the store (ReadAggregationsWith); without one, and
+// when a read at a time fails, the store takes the read-only transaction.
 
 // aggregationsAt is the one call of the generated Firestore client the
 // store uses.
@@ -56,6 +57,7 @@ func (s *Store) ReadAggregationsWith(c aggregationsAt) { s.aggsAt = c }
 // database, so one client serves any.
 func DialAggregations(ctx context.Context) (*vkit.Client, error) {
 	host := os.Getenv("FIRESTORE_EMULATOR_HOST")
+	host = strings.TrimPrefix(strings.TrimPrefix(host, "http://"), "https://") // as the firestore package takes it
 	if host == "" {
 		return vkit.NewClient(ctx)
 	}
