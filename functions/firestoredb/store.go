@@ -44,8 +44,8 @@ type Store struct {
 	// plan and make its step for the others (roomlead.go).
 	roomLeads roomLeads
 	// entrySnapshots shares a room's size-and-revision snapshot among this
-	// instance's joins that wait for one begun after they arrived
-	// (startEntrySnapshot).
+	// instance's joins that wait for one begun after they arrived, or read
+	// at or after their claims' times (startEntrySnapshot).
 	entrySnapshots memo.Next[entryTotals]
 	// aggsAt reads a claim's snapshot at the claim's time, in one round
 	// trip (readat.go); nil: in a read-only transaction.
