@@ -11,3 +11,13 @@ func (n *Next[V]) Waiting(key string) int {
 	}
 	return 0
 }
+
+// Sharing is how many callers share the call in flight for key.
+func (n *Next[V]) Sharing(key string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if k := n.keys[key]; k != nil && k.inFlight != nil {
+		return k.inFlight.callers
+	}
+	return 0
+}

@@ -11,8 +11,8 @@ import (
 // Once cannot give that promise: a caller that joins a call already in
 // flight gets an answer read before it arrived.
 //
-// So Next runs at most one call per key at a time, and a caller never joins
-// it. A caller joins the call that starts next, which every caller
+// So Next runs at most one call per key at a time, and a caller of Do
+// never joins it (DoAt's callers may, when its time suits them). A caller joins the call that starts next, which every caller
 // arriving while one is in flight shares; it starts as soon as the one in
 // flight ends. A caller that finds none in flight starts its own at once,
 // so a lone caller waits no longer than without Next, and a burst of N
@@ -26,7 +26,10 @@ type Next[V any] struct {
 // that will start after it, if anyone has asked for one.
 type nextKey[V any] struct {
 	running bool
-	waiting *nextCall[V]
+	// inFlight is the call running, for DoAt's callers that its time
+	// already suits.
+	inFlight *nextCall[V]
+	waiting  *nextCall[V]
 }
 
 type nextCall[V any] struct {
@@ -53,10 +56,11 @@ func (n *Next[V]) Do(ctx context.Context, key string, fetch func() (V, error)) (
 // DoAt is Do for reads taken at a time of the caller's choosing: each
 // caller names the earliest time it may read at (floor), and the call it
 // shares is given the latest of its callers' floors. A read at a given
-// time is as good whenever it is made, so sharing costs no caller
-// anything: the call still begins after each of its callers asked, and
-// reads at a time none of them finds too early. Callers of one key pass
-// the same kind of fetch: the first's runs.
+// time is as good whenever it is made, so what a caller needs is a time
+// no earlier than its floor, not a call begun after it asked: one whose
+// floor is no later than the time of the call in flight joins that call
+// (a claim whose write committed first but whose answer came last, say).
+// Callers of one key pass the same kind of fetch: the first's runs.
 func (n *Next[V]) DoAt(ctx context.Context, key string, floor time.Time, fetch func(at time.Time) (V, error)) (V, error) {
 	n.mu.Lock()
 	if n.keys == nil {
@@ -68,7 +72,9 @@ func (n *Next[V]) DoAt(ctx context.Context, key string, floor time.Time, fetch f
 		n.keys[key] = k
 	}
 	c := k.waiting
-	if c == nil {
+	if f := k.inFlight; !floor.IsZero() && f != nil && !f.at.IsZero() && !floor.After(f.at) {
+		c = f
+	} else if c == nil {
 		c = &nextCall[V]{fetch: fetch, done: make(chan struct{})}
 		k.waiting = c
 		if !k.running {
@@ -104,9 +110,12 @@ func (n *Next[V]) run(key string, k *nextKey[V]) {
 		}
 		// Taken off before it starts: whoever asks from now on waits for
 		// the call after this one.
-		k.waiting = nil
+		k.waiting, k.inFlight = nil, c
 		n.mu.Unlock()
 		c.v, c.err = c.fetch(c.at)
+		n.mu.Lock()
+		k.inFlight = nil
+		n.mu.Unlock()
 		close(c.done)
 	}
 }

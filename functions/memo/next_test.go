@@ -107,6 +107,60 @@ func TestNext_ASharedReadAtATimeReadsAtTheLatestFloor(t *testing.T) {
 	}
 }
 
+// A caller whose floor is no later than the time of the read in flight
+// shares that read; one whose floor is later waits for the next.
+func TestNext_AReadInFlightAtALaterTimeServesAnEarlierFloor(t *testing.T) {
+	var n memo.Next[time.Time]
+	ctx := context.Background()
+	base := time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
+	release := make(chan struct{})
+	started := make(chan struct{})
+	var mu sync.Mutex
+	calls := 0
+	read := func(at time.Time) (time.Time, error) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		if at.Equal(base) {
+			close(started)
+			<-release
+		}
+		return at, nil
+	}
+	first := make(chan time.Time)
+	go func() {
+		v, _ := n.DoAt(ctx, "room", base, read)
+		first <- v
+	}()
+	<-started
+	earlier := make(chan time.Time)
+	go func() {
+		v, _ := n.DoAt(ctx, "room", base.Add(-time.Microsecond), read)
+		earlier <- v
+	}()
+	later := make(chan time.Time)
+	go func() {
+		v, _ := n.DoAt(ctx, "room", base.Add(time.Microsecond), read)
+		later <- v
+	}()
+	waitFor(t, func() bool { return n.Waiting("room") == 1 && n.Sharing("room") == 2 })
+	close(release)
+	if v := <-first; !v.Equal(base) {
+		t.Errorf("the first read was at %v, want %v", v, base)
+	}
+	if v := <-earlier; !v.Equal(base) {
+		t.Errorf("the earlier floor got a read at %v, want the one in flight, at %v", v, base)
+	}
+	if v := <-later; !v.Equal(base.Add(time.Microsecond)) {
+		t.Errorf("the later floor got a read at %v, want its own time", v)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 2 {
+		t.Errorf("%d reads for three callers, want 2", calls)
+	}
+}
+
 // Keys do not wait for each other, and a lone caller's call starts at once.
 func TestNext_KeysAreIndependentAndErrorsPassThrough(t *testing.T) {
 	var n memo.Next[int]
