@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,38 +67,19 @@ func TestNext_CallersArrivingDuringACallShareTheNextOne(t *testing.T) {
 // its own.
 func TestNext_ASharedReadAtATimeReadsAtTheLatestFloor(t *testing.T) {
 	var n memo.Next[time.Time]
-	ctx := context.Background()
-	base := time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
-	release := make(chan struct{})
-	started := make(chan struct{})
-	read := func(at time.Time) (time.Time, error) {
-		if at.Equal(base) {
-			close(started)
-			<-release
-		}
-		return at, nil
-	}
-	first := make(chan time.Time)
-	go func() {
-		v, _ := n.DoAt(ctx, "room", base, read)
-		first <- v
-	}()
-	<-started
+	h := holdReadAt(&n, base)
 
 	// Two callers arrive while the first read is in flight, floors out of
 	// order: they share the next read, at the later floor.
 	floors := []time.Time{base.Add(3 * time.Microsecond), base.Add(time.Microsecond)}
 	later := make(chan time.Time, len(floors))
 	for _, f := range floors {
-		go func() {
-			v, _ := n.DoAt(ctx, "room", f, read)
-			later <- v
-		}()
+		go func() { later <- h.readAt(f) }()
 	}
 	waitFor(t, func() bool { return n.Waiting("room") == 2 })
-	close(release)
+	close(h.release)
 
-	if v := <-first; !v.Equal(base) {
+	if v := <-h.first; !v.Equal(base) {
 		t.Errorf("the lone first caller read at %v, want its own floor %v", v, base)
 	}
 	for range floors {
@@ -111,41 +93,13 @@ func TestNext_ASharedReadAtATimeReadsAtTheLatestFloor(t *testing.T) {
 // shares that read; one whose floor is later waits for the next.
 func TestNext_AReadInFlightAtALaterTimeServesAnEarlierFloor(t *testing.T) {
 	var n memo.Next[time.Time]
-	ctx := context.Background()
-	base := time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
-	release := make(chan struct{})
-	started := make(chan struct{})
-	var mu sync.Mutex
-	calls := 0
-	read := func(at time.Time) (time.Time, error) {
-		mu.Lock()
-		calls++
-		mu.Unlock()
-		if at.Equal(base) {
-			close(started)
-			<-release
-		}
-		return at, nil
-	}
-	first := make(chan time.Time)
-	go func() {
-		v, _ := n.DoAt(ctx, "room", base, read)
-		first <- v
-	}()
-	<-started
-	earlier := make(chan time.Time)
-	go func() {
-		v, _ := n.DoAt(ctx, "room", base.Add(-time.Microsecond), read)
-		earlier <- v
-	}()
-	later := make(chan time.Time)
-	go func() {
-		v, _ := n.DoAt(ctx, "room", base.Add(time.Microsecond), read)
-		later <- v
-	}()
+	h := holdReadAt(&n, base)
+	earlier, later := make(chan time.Time), make(chan time.Time)
+	go func() { earlier <- h.readAt(base.Add(-time.Microsecond)) }()
+	go func() { later <- h.readAt(base.Add(time.Microsecond)) }()
 	waitFor(t, func() bool { return n.Waiting("room") == 1 && n.Sharing("room") == 2 })
-	close(release)
-	if v := <-first; !v.Equal(base) {
+	close(h.release)
+	if v := <-h.first; !v.Equal(base) {
 		t.Errorf("the first read was at %v, want %v", v, base)
 	}
 	if v := <-earlier; !v.Equal(base) {
@@ -154,11 +108,42 @@ func TestNext_AReadInFlightAtALaterTimeServesAnEarlierFloor(t *testing.T) {
 	if v := <-later; !v.Equal(base.Add(time.Microsecond)) {
 		t.Errorf("the later floor got a read at %v, want its own time", v)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if calls != 2 {
-		t.Errorf("%d reads for three callers, want 2", calls)
+	if c := h.calls.Load(); c != 2 {
+		t.Errorf("%d reads for three callers, want 2", c)
 	}
+}
+
+var base = time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
+
+// heldRead is a read of n's key "room" at a time, the one at start held
+// in flight until release is closed; every caller's read answers its time.
+type heldRead struct {
+	n       *memo.Next[time.Time]
+	start   time.Time
+	started chan struct{}
+	release chan struct{}
+	first   chan time.Time // the first caller's answer
+	calls   atomic.Int32   // reads made
+}
+
+// holdReadAt starts a read at start and returns once it is in flight.
+func holdReadAt(n *memo.Next[time.Time], start time.Time) *heldRead {
+	h := &heldRead{n: n, start: start, started: make(chan struct{}), release: make(chan struct{}), first: make(chan time.Time, 1)}
+	go func() { h.first <- h.readAt(start) }()
+	<-h.started
+	return h
+}
+
+func (h *heldRead) readAt(floor time.Time) time.Time {
+	v, _ := h.n.DoAt(context.Background(), "room", floor, func(at time.Time) (time.Time, error) {
+		h.calls.Add(1)
+		if at.Equal(h.start) {
+			close(h.started)
+			<-h.release
+		}
+		return at, nil
+	})
+	return v
 }
 
 // Keys do not wait for each other, and a lone caller's call starts at once.
