@@ -264,8 +264,7 @@ func roomFull(s presence.Settings, p *presence.Policy) error {
 
 // countClaims counts the room's claims in tx.
 func (s *Store) countClaims(ctx context.Context, roomID string, tx *txn) (int, error) {
-	q := s.claimsRef(roomID).NewAggregationQuery().WithCount("claims")
-	res, err := s.aggregateAll(ctx, q, tx, "claims", "claims")
+	res, err := s.aggregateIn(ctx, s.claimsRef(roomID).Query, tx, "claims", claimsTotal)
 	return int(res["claims"]), err
 }
 

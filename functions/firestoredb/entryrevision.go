@@ -98,16 +98,15 @@ func (s *Store) entryCounts(ctx context.Context, src revisionSource, tx *txn) (r
 		t, err := s.entrySnapshot(ctx, src, false)
 		return t.revision, t.entries, err
 	}
-	entriesQ, recordsQ := s.lifetimeEntries(src), s.lifetimeRecords(src)
 	var onRecords map[string]int64
 	var recordsErr error
 	recordsDone := make(chan struct{})
 	go func() {
 		defer close(recordsDone)
 		s.pause(hookBeforeRecordsSum)
-		onRecords, recordsErr = s.aggregateAll(ctx, recordsQ.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("records"), tx, "records", "revision", "records")
+		onRecords, recordsErr = s.aggregateIn(ctx, s.lifetimeRecords(src), tx, "records", recordsTotals)
 	}()
-	onEntries, err := s.aggregateAll(ctx, entriesQ.NewAggregationQuery().WithSum(FieldChanges, "revision").WithCount("entries"), tx, "entries", "revision", "entries")
+	onEntries, err := s.aggregateIn(ctx, s.lifetimeEntries(src), tx, "entries", entriesTotals)
 	s.pause(hookAfterEntriesSum)
 	<-recordsDone
 	if err == nil {

@@ -65,7 +65,7 @@ func (s *Store) startEntrySnapshot(ctx context.Context, src revisionSource, clai
 	go func() {
 		defer close(c.done)
 		began := time.Now()
-		key := fmt.Sprintf("%s/%d/%t/%t", src.roomID, src.lifetime.UnixNano(), withClaims, atClaim)
+		key := fmt.Sprintf("%s/%d/%t", src.roomID, src.lifetime.UnixNano(), withClaims)
 		// A read at a claim's time is as good for every claim written
 		// before it, so the instance's claims share one at the latest of
 		// their times (memo.Next.DoAt); the others ignore the time.

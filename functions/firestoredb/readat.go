@@ -82,10 +82,41 @@ type aggregation struct {
 	alias, field string
 }
 
+// The aggregations of a room's snapshot (entryTotals), defined once for
+// the reads in a transaction (aggregateIn) and at a time (aggregateAt):
+// over a lifetime's entries and its records, the changes and a count;
+// over the room's claims, a count.
+var (
+	entriesTotals = []aggregation{{alias: "revision", field: FieldChanges}, {alias: "entries"}}
+	recordsTotals = []aggregation{{alias: "revision", field: FieldChanges}, {alias: "records"}}
+	claimsTotal   = []aggregation{{alias: "claims"}}
+)
+
+// aggregateIn runs aggs over q in tx (nil: on its own), as aggregateAll.
+func (s *Store) aggregateIn(ctx context.Context, q firestore.Query, tx *txn, matchedBy string, aggs []aggregation) (map[string]int64, error) {
+	aq := q.NewAggregationQuery()
+	for _, a := range aggs {
+		if a.field == "" {
+			aq = aq.WithCount(a.alias)
+		} else {
+			aq = aq.WithSum(a.field, a.alias)
+		}
+	}
+	return s.aggregateAll(ctx, aq, tx, matchedBy, aliasesOf(aggs)...)
+}
+
+func aliasesOf(aggs []aggregation) []string {
+	out := make([]string, len(aggs))
+	for i, a := range aggs {
+		out[i] = a.alias
+	}
+	return out
+}
+
 // aggregateAt runs aggs over q at the read time at and returns their
 // integer results; matchedBy names the alias of the count the bill is
 // counted from, as in aggregateAll.
-func (s *Store) aggregateAt(ctx context.Context, q firestore.Query, at time.Time, matchedBy string, aggs ...aggregation) (map[string]int64, error) {
+func (s *Store) aggregateAt(ctx context.Context, q firestore.Query, at time.Time, matchedBy string, aggs []aggregation) (map[string]int64, error) {
 	req, err := aggregationRequest(q, at, aggs)
 	if err != nil {
 		return nil, err
@@ -109,11 +140,7 @@ func (s *Store) aggregateAt(ctx context.Context, q firestore.Query, at time.Time
 			res[k] = v
 		}
 	}
-	aliases := make([]string, len(aggs))
-	for i, a := range aggs {
-		aliases[i] = a.alias
-	}
-	out, err := aggregationResults(res, aliases)
+	out, err := aggregationResults(res, aliasesOf(aggs))
 	s.ops.aggregation(out[matchedBy])
 	return out, err
 }
@@ -167,16 +194,14 @@ func (s *Store) claimSnapshotAt(ctx context.Context, src revisionSource, at time
 	claims := make(chan result, 1)
 	go func() {
 		s.pause(hookBeforeRecordsSum)
-		v, err := s.aggregateAt(ctx, s.lifetimeRecords(src), at, "records",
-			aggregation{alias: "revision", field: FieldChanges}, aggregation{alias: "records"})
+		v, err := s.aggregateAt(ctx, s.lifetimeRecords(src), at, "records", recordsTotals)
 		records <- result{v, err}
 	}()
 	go func() {
-		v, err := s.aggregateAt(ctx, s.claimsRef(src.roomID).Query, at, "claims", aggregation{alias: "claims"})
+		v, err := s.aggregateAt(ctx, s.claimsRef(src.roomID).Query, at, "claims", claimsTotal)
 		claims <- result{v, err}
 	}()
-	onEntries, err := s.aggregateAt(ctx, s.lifetimeEntries(src), at, "entries",
-		aggregation{alias: "revision", field: FieldChanges}, aggregation{alias: "entries"})
+	onEntries, err := s.aggregateAt(ctx, s.lifetimeEntries(src), at, "entries", entriesTotals)
 	s.pause(hookAfterEntriesSum) // a departure may commit here: the read time holds the records' sum to before it
 	r, c := <-records, <-claims
 	if err = errors.Join(err, r.err, c.err); err != nil {
