@@ -73,7 +73,7 @@ func Markdown(r *Report) string {
 }
 
 // stepOrder is the order in which a join's and a leave's steps happen.
-var stepOrder = []string{"gates", "join-txn", "join-begin", "join-read", "join-claim", "join-size", "join-retried", "join-commit", "join-contest", "join-room", "join-create", "join-revision",
+var stepOrder = []string{"gates", "join-preread", "join-txn", "join-begin", "join-read", "join-claim", "join-size", "join-retried", "join-commit", "join-contest", "join-room", "join-create", "join-revision",
 	"leave-txn", "leave-begin", "leave-read", "leave-retried", "leave-commit", "leave-settle"}
 
 // writeSteps renders, for each crowd and operation, the server's own time

@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/roomlease/roomlease/functions/presence"
-	"github.com/roomlease/roomlease/functions/steptime"
 )
 
 // Claims: a cap that holds for a crowd bigger than the places left.
@@ -23,7 +22,9 @@ import (
 // locks the roster's range, so every join of a crowd takes its turn.
 //
 // Instead, a join that would add an entry first writes a claim on a place,
-// rooms/{roomId}/joinClaims/{uid}~{sessionId}, a document only it writes.
+// rooms/{roomId}/joinClaims/{uid}~{sessionId}, a document only it writes
+// (in its transaction, or, when a crowd is arriving, before it:
+// claimfirst.go).
 // Then it reads, at one snapshot no earlier than the claim's commit, the
 // entries and the claims (the snapshot an instance's joins share,
 // startEntrySnapshot, read at the claim's update time: readat.go), and
@@ -185,9 +186,12 @@ func (s *Store) dropClaim(ctx context.Context, c *joinClaim) {
 
 // claimedCounts decides, in a join's transaction, a new user's place: it
 // writes the claim if need be and judges it by a snapshot at or after the
-// claim's time (or by the contest that admitted it). It sets st.Entries and
-// st.Claims and returns the revision of that snapshot (for joinCounts's
-// argument: it is taken after the request arrived), or errContested.
+// claim's time (judgeClaim), unless a judgement made before (by the
+// contest, or before the transaction: claimfirst.go) admitted it in this
+// room lifetime under the cap of the policy this attempt read. It sets
+// st.Entries and st.Claims and returns the revision of that snapshot (for
+// joinCounts's argument: it is taken after the request arrived), or
+// errContested.
 //
 // The transaction does not read the claim: the commit deletes it on the
 // condition that it is still at the update time it was written with, so a
@@ -195,29 +199,28 @@ func (s *Store) dropClaim(ctx context.Context, c *joinClaim) {
 // commit, and every snapshot taken meanwhile counted it. A claim deleted or
 // rewritten meanwhile fails the commit (errClaimLost, in joinOnce).
 func (s *Store) claimedCounts(ctx context.Context, now time.Time, req presence.JoinRequest, st *presence.JoinState, src revisionSource, c *joinClaim) (*int64, error) {
-	began := time.Now()
-	err := s.writeClaim(ctx, c, req.SessionKey, now)
-	steptime.Since(ctx, stepJoinClaim, began)
-	if err != nil {
-		return nil, err
-	}
-	if c.admitted != nil && !c.admittedIn.Equal(src.lifetime) {
+	if !c.admits(src, s.settings.RoomCap(c.policy), s.settings.RoomCap(st.Policy)) {
 		c.admitted = nil
 	}
-	t := c.admitted
-	if t == nil {
-		got, err := s.startEntrySnapshot(ctx, src, c.readFrom).totals()
-		if err != nil {
+	if c.admitted == nil {
+		c.policy = st.Policy
+		if err := s.judgeClaim(ctx, req.SessionKey, src, c, now); err != nil {
 			return nil, err
 		}
-		t = &got
-		if s.settings.JudgeClaim(t.entries, t.claims-1, -1, st.Policy) != presence.ClaimAdmits {
-			c.policy = st.Policy
-			return nil, errContested
-		}
 	}
+	t := c.admitted
 	st.Entries, st.Claims = t.entries, t.claims-1
 	return &t.revision, nil
+}
+
+// admits reports whether c's admission stands for a join into src's
+// lifetime under a cap of now: it was judged in that lifetime, under the
+// same cap (judgedUnder, its policy's). An admission judged in an earlier
+// lifetime counted another roster; one judged under another cap (the
+// policy changed between the judgement and the transaction) says nothing
+// of this one, whichever way it moved.
+func (c *joinClaim) admits(src revisionSource, judgedUnder, now int) bool {
+	return c.admitted != nil && c.admittedIn.Equal(src.lifetime) && judgedUnder == now
 }
 
 // contestClaim decides a contested claim outside any transaction: it

@@ -41,8 +41,14 @@ func (s *Store) sawListed(roomID, uid string, listed bool) {
 // beyond the four every join reads: the new user's two (readNewUserDocs),
 // unless this instance last saw the user listed in the room.
 func (s *Store) newUserRefs(roomID, uid string) []*firestore.DocumentRef {
-	if listed, ok := s.listed.Get(listedKey(roomID, uid)); ok && listed {
+	if s.knownListed(roomID, uid) {
 		return nil
 	}
 	return []*firestore.DocumentRef{s.userRooms(uid), s.departureRef(roomID, uid)}
+}
+
+// knownListed reports whether this instance last saw uid listed in roomID.
+func (s *Store) knownListed(roomID, uid string) bool {
+	listed, ok := s.listed.Get(listedKey(roomID, uid))
+	return ok && listed
 }

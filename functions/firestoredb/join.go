@@ -34,7 +34,10 @@ const maxRoomSteps = 5
 //     concurrent joins of other users share only read locks.
 //     In a room that keeps its revision on its entries, the size and the
 //     revision before the join come from one snapshot read beside the
-//     transaction (joinCounts), once per attempt.
+//     transaction (joinCounts), once per attempt. A new user's join that
+//     arrives with a crowd has its claim on a place written and judged
+//     before the transaction instead, so that it holds no lock through
+//     that wait (claimfirst.go).
 //  2. If the room is missing or in its empty-room grace, that transaction
 //     writes nothing; the room is created or revived on its own, with a
 //     single conditional write, and step 1 runs again. In a crowd joining a
@@ -75,6 +78,9 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	claim := &joinClaim{} // a new user's claim on a place (claims.go)
 	defer s.dropClaim(ctx, claim)
 	for step := 0; ; step++ {
+		if look == nil {
+			s.claimBeforeJoin(ctx, req, claim) // a new user's place, judged before the locks
+		}
 		began := time.Now()
 		plan, version, stepped, err := s.planOrJoin(ctx, req, &src, &before, look, claim)
 		switch {

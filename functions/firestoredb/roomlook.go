@@ -122,18 +122,8 @@ func (s *Store) planFromLook(ctx context.Context, req presence.JoinRequest, look
 	if snaps[0].Exists() {
 		return plan, false, nil
 	}
-	st := presence.JoinState{Room: look.room}
-	if st.Policy, err = decodePolicy(snaps[1]); err != nil {
-		return plan, false, err
-	}
-	own, err := decodeSession(snaps[2])
+	st, err := newUserState(look.room, snaps[1], snaps[2], snaps[3])
 	if err != nil {
-		return plan, false, err
-	}
-	if own != nil {
-		st.Sessions = []presence.Session{*own}
-	}
-	if st.UserRooms, err = decodeUserRooms(snaps[3]); err != nil {
 		return plan, false, err
 	}
 	read := func(refs ...*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error) {
@@ -144,4 +134,25 @@ func (s *Store) planFromLook(ctx context.Context, req presence.JoinRequest, look
 	}
 	plan, err = s.planJoin(s.now(), st, req)
 	return plan, err == nil, err
+}
+
+// newUserState is what a join of a user not listed in room is planned
+// from, decoded from the policy, the session and the per-user document as
+// read outside any transaction (by a look, or before a claim:
+// claimfirst.go); the rooms the per-user document lists are not checked.
+func newUserState(room *presence.Room, policy, session, userRooms *firestore.DocumentSnapshot) (presence.JoinState, error) {
+	st := presence.JoinState{Room: room}
+	var err error
+	if st.Policy, err = decodePolicy(policy); err != nil {
+		return st, err
+	}
+	own, err := decodeSession(session)
+	if err != nil {
+		return st, err
+	}
+	if own != nil {
+		st.Sessions = []presence.Session{*own}
+	}
+	st.UserRooms, err = decodeUserRooms(userRooms)
+	return st, err
 }

@@ -22,6 +22,10 @@ import (
 //   - join-size: the roster size check for the participant cap; in a room
 //     that keeps its revision on its entries, the one snapshot of size and
 //     revision that also makes the reply's revision (joinCounts);
+//   - join-preread: a new user's documents and the room, read outside any
+//     transaction so that the claim is written and judged before the
+//     transaction (claimfirst.go); join-claim and join-size then fall
+//     before join-txn instead of inside it;
 //   - join-contest: a new user's claim on one of the last places,
 //     contested outside the transaction (claims.go);
 //   - join-room: a lifecycle step (creating or reviving the room), with,
@@ -45,6 +49,7 @@ const (
 	stepJoinRetried  = "join-retried"
 	stepJoinCommit   = "join-commit"
 	stepJoinClaim    = "join-claim"
+	stepJoinPreRead  = "join-preread"
 	stepJoinSize     = "join-size"
 	stepJoinContest  = "join-contest"
 	stepJoinRoom     = "join-room"

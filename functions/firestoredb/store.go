@@ -47,6 +47,9 @@ type Store struct {
 	// instance's joins that wait for one begun after they arrived, or read
 	// at or after their claims' times (startEntrySnapshot).
 	entrySnapshots memo.Next[entryTotals]
+	// judging tells where a crowd of new users is arriving, so that their
+	// claims are judged before their transactions (claimfirst.go).
+	judging judgingRooms
 	// aggsAt reads a claim's snapshot at the claim's time, in one round
 	// trip (readat.go); nil: in a read-only transaction.
 	aggsAt aggregationsAt
