@@ -88,10 +88,14 @@ func (s *Store) readNewUser(ctx context.Context, req presence.JoinRequest) (pres
 func (s *Store) judgeClaim(ctx context.Context, k presence.SessionKey, src revisionSource, c *joinClaim, now time.Time) error {
 	defer s.judging.begin(k.RoomID)()
 	began := time.Now()
+	fresh := c.ref == nil
 	err := s.writeClaim(ctx, c, k, now)
 	steptime.Since(ctx, stepJoinClaim, began)
 	if err != nil {
 		return err
+	}
+	if fresh {
+		c.claimedIn = src.lifetime
 	}
 	t, err := s.startEntrySnapshot(ctx, src, c.readFrom).totals()
 	if err != nil {

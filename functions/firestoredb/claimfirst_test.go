@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"cloud.google.com/go/firestore"
+
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
 )
@@ -112,4 +114,57 @@ func joinAsync(s *firestoredb.Store, room, uid string) <-chan error {
 		done <- err
 	}()
 	return done
+}
+
+// A claim outlives its room's lifetime: while its join contests (outside
+// any transaction), the room is torn down and made again, and the new
+// lifetime fills to the cap. The join's next transaction reads the new
+// lifetime and judges its claim again. Read at the claim's own time, that
+// snapshot would predate the new lifetime and count none of its entries,
+// admitting one over the cap; so a claim made for another lifetime is
+// adopted again and read from then on.
+func TestJoin_AClaimFromAnEarlierLifetimeIsJudgedAfresh(t *testing.T) {
+	f := MustOpenStore(t)
+	f.setCap(t, "anew", 2)
+	f.mustJoin(t, "anew", "host", "s")
+	room := f.client.Collection(firestoredb.RoomsCollection).Doc("anew")
+	claims := room.Collection(firestoredb.ClaimsCollection)
+	// A claim behind ann's (later in order) leaves her waiting, not refused.
+	later := f.clock.Now().Add(time.Hour)
+	if _, err := claims.Doc("ghost~s").Set(f.ctx, map[string]any{"roomId": "anew", "order": fmt.Sprintf("%020d~ghost~s", later.UnixNano()),
+		"claimedAt": later, "expireAt": later.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	var swapped atomic.Bool
+	f.store.SetClaimWaits(func() {
+		if swapped.Swap(true) {
+			return
+		}
+		// The room torn down and made again by two other users, who fill
+		// the new lifetime to the cap (raised while they join, so that
+		// ann's claim does not keep them out).
+		for _, doc := range []*firestore.DocumentRef{room.Collection(firestoredb.ParticipantsCollection).Doc("host"), claims.Doc("ghost~s"), room} {
+			if _, err := doc.Delete(f.ctx); err != nil {
+				t.Error(err)
+			}
+		}
+		f.clock.Advance(time.Second)
+		f.setCap(t, "anew", 3)
+		for _, uid := range []string{"xan", "yve"} {
+			if _, err := f.other.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "anew", ParticipantID: uid, SessionID: "s"}}); err != nil {
+				t.Errorf("join of %s into the new lifetime: %v", uid, err)
+			}
+		}
+		f.setCap(t, "anew", 2)
+	})
+	_, err := f.store.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "anew", ParticipantID: "ann", SessionID: "s"}})
+	if !swapped.Load() {
+		t.Fatal("ann's claim never waited: the lifetime was not swapped under it")
+	}
+	if presence.ErrorCode(err) != presence.ERoomFull {
+		t.Fatalf("ann into a new lifetime already at its cap: %v; want room_full", err)
+	}
+	if got := f.rosterIDs(t, "anew"); fmt.Sprint(got) != "[xan yve]" {
+		t.Fatalf("roster %v, want [xan yve]", got)
+	}
 }

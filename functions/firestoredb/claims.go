@@ -89,6 +89,9 @@ type joinClaim struct {
 	// twin's, the time it read it, since the twin's write may predate
 	// this join's request (readat.go).
 	readFrom time.Time
+	// claimedIn is the room lifetime the claim was written or adopted
+	// for (claimedCounts).
+	claimedIn time.Time
 	// policy is the one the contested attempt read, for the cap.
 	policy *presence.Policy
 	// admitted is the contest's snapshot that admitted the claim, of the
@@ -199,6 +202,13 @@ func (s *Store) dropClaim(ctx context.Context, c *joinClaim) {
 // commit, and every snapshot taken meanwhile counted it. A claim deleted or
 // rewritten meanwhile fails the commit (errClaimLost, in joinOnce).
 func (s *Store) claimedCounts(ctx context.Context, now time.Time, req presence.JoinRequest, st *presence.JoinState, src revisionSource, c *joinClaim) (*int64, error) {
+	if c.ref != nil && !c.claimedIn.Equal(src.lifetime) {
+		// Claimed for an earlier lifetime (the room was torn down and made
+		// again since): read at the claim's time, a snapshot would count
+		// none of this lifetime's entries. Adopted again, it is read from
+		// now.
+		c.ref = nil
+	}
 	if !c.admits(src, s.settings.RoomCap(c.policy), s.settings.RoomCap(st.Policy)) {
 		c.admitted = nil
 	}
