@@ -40,10 +40,11 @@ import (
 // which is all the cap's argument asks (claims.go). A pre-read that finds
 // the user listed, the join refused, or the room not as expected claims
 // nothing, and the transaction goes on as without it; a claim contested
-// here is left to the transaction's own contest, which knows whether the
-// user still needs a place.
+// here is contested only once the transaction has found the user still
+// needs a place (a twin may have listed it meanwhile), by the judgement
+// made here.
 func (s *Store) claimBeforeJoin(ctx context.Context, req presence.JoinRequest, c *joinClaim) {
-	if c.ref != nil || c.admitted != nil || !s.judging.busy(req.RoomID) || s.knownListed(req.RoomID, req.ParticipantID) {
+	if c.ref != nil || c.judged != nil || !s.judging.busy(req.RoomID) || s.knownListed(req.RoomID, req.ParticipantID) {
 		return
 	}
 	began := time.Now()
@@ -83,8 +84,8 @@ func (s *Store) readNewUser(ctx context.Context, req presence.JoinRequest) (pres
 }
 
 // judgeClaim writes c at now, unless it is written, and judges it, under
-// the cap of c.policy, by a snapshot read at or after its write: admitted,
-// c keeps the snapshot; otherwise errContested.
+// the cap of c.policy, by a snapshot read at or after its write, which c
+// keeps (judged): errContested unless it admits the claim.
 func (s *Store) judgeClaim(ctx context.Context, k presence.SessionKey, src revisionSource, c *joinClaim, now time.Time) error {
 	defer s.judging.begin(k.RoomID)()
 	began := time.Now()
@@ -101,10 +102,10 @@ func (s *Store) judgeClaim(ctx context.Context, k presence.SessionKey, src revis
 	if err != nil {
 		return err
 	}
-	if s.settings.JudgeClaim(t.entries, t.claims-1, -1, c.policy) != presence.ClaimAdmits {
+	c.judged, c.judgedIn = &t, src.lifetime
+	if !s.admitsJudged(c) {
 		return errContested
 	}
-	c.admitted, c.admittedIn = &t, src.lifetime
 	return nil
 }
 

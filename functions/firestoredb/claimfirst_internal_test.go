@@ -5,12 +5,12 @@ import (
 	"time"
 )
 
-// An admission made before the transaction (or by a contest) stands only
-// for the room lifetime and the cap it was judged under.
+// A judgement made before the transaction (or a contest's admission)
+// stands only for the room lifetime and the cap it was made under.
 func TestJoinClaim_AdmitsOnlyForItsLifetimeAndCap(t *testing.T) {
 	lifetime := time.Unix(1_700_000_000, 0)
 	src := revisionSource{roomID: "r", lifetime: lifetime}
-	admitted := joinClaim{admitted: &entryTotals{entries: 3}, admittedIn: lifetime}
+	admitted := joinClaim{judged: &entryTotals{entries: 3}, judgedIn: lifetime}
 	for _, c := range []struct {
 		name             string
 		claim            joinClaim
@@ -24,8 +24,8 @@ func TestJoinClaim_AdmitsOnlyForItsLifetimeAndCap(t *testing.T) {
 		{"the cap lowered since", admitted, src, 10, 4, false},
 		{"the cap raised since", admitted, src, 4, 10, false},
 	} {
-		if got := c.claim.admits(c.src, c.judgedUnder, c.now); got != c.want {
-			t.Errorf("%s: admits = %v, want %v", c.name, got, c.want)
+		if got := c.claim.stands(c.src, c.judgedUnder, c.now); got != c.want {
+			t.Errorf("%s: stands = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -46,12 +46,7 @@ func TestJoin_ANewUserArrivingInACrowdIsJudgedBeforeItsTransaction(t *testing.T)
 			t.Fatalf("join: %v", err)
 		}
 	}
-	if got := f.rosterIDs(t, "crowd"); fmt.Sprint(got) != "[ann bob host]" {
-		t.Fatalf("roster %v, want [ann bob host]", got)
-	}
-	if left := f.claimsLeft(t, "crowd"); len(left) != 0 {
-		t.Fatalf("claims left: %v", left)
-	}
+	f.mustSettleAs(t, "crowd", "[ann bob host]")
 }
 
 // The same arrival into a room whose cap leaves one place: the second
@@ -77,12 +72,7 @@ func TestJoin_ANewUserJudgedBeforeItsTransactionCountsTheClaimsAhead(t *testing.
 	if err := <-bob; presence.ErrorCode(err) != presence.ERoomFull {
 		t.Fatalf("bob, behind ann's claim for the one place left: %v; want room_full", err)
 	}
-	if got := f.rosterIDs(t, "one-left"); fmt.Sprint(got) != "[ann host]" {
-		t.Fatalf("roster %v, want [ann host]", got)
-	}
-	if left := f.claimsLeft(t, "one-left"); len(left) != 0 {
-		t.Fatalf("claims left: %v", left)
-	}
+	f.mustSettleAs(t, "one-left", "[ann host]")
 }
 
 // holdTheFirstClaim holds the first join that claims a place through s
@@ -164,7 +154,5 @@ func TestJoin_AClaimFromAnEarlierLifetimeIsJudgedAfresh(t *testing.T) {
 	if presence.ErrorCode(err) != presence.ERoomFull {
 		t.Fatalf("ann into a new lifetime already at its cap: %v; want room_full", err)
 	}
-	if got := f.rosterIDs(t, "anew"); fmt.Sprint(got) != "[xan yve]" {
-		t.Fatalf("roster %v, want [xan yve]", got)
-	}
+	f.mustSettleAs(t, "anew", "[xan yve]")
 }

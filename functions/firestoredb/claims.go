@@ -94,11 +94,12 @@ type joinClaim struct {
 	claimedIn time.Time
 	// policy is the one the contested attempt read, for the cap.
 	policy *presence.Policy
-	// admitted is the contest's snapshot that admitted the claim, of the
-	// room lifetime admittedIn: a later lifetime (the room torn down and
-	// created again meanwhile) is judged afresh.
-	admitted   *entryTotals
-	admittedIn time.Time
+	// judged is the latest snapshot that judged the claim (judgeClaim) or
+	// that the contest admitted it by, of the room lifetime judgedIn
+	// under the cap of policy: the transaction that follows decides by
+	// it (claimedCounts) instead of reading it again.
+	judged   *entryTotals
+	judgedIn time.Time
 	// consumed: the commit that added the entry deleted it.
 	consumed bool
 	// lost counts the claims found gone under the join (settleClaim).
@@ -189,8 +190,8 @@ func (s *Store) dropClaim(ctx context.Context, c *joinClaim) {
 
 // claimedCounts decides, in a join's transaction, a new user's place: it
 // writes the claim if need be and judges it by a snapshot at or after the
-// claim's time (judgeClaim), unless a judgement made before (by the
-// contest, or before the transaction: claimfirst.go) admitted it in this
+// claim's time (judgeClaim), unless a judgement made before (before the
+// transaction, claimfirst.go, or the contest's admission) stands in this
 // room lifetime under the cap of the policy this attempt read. It sets
 // st.Entries and st.Claims and returns the revision of that snapshot (for
 // joinCounts's argument: it is taken after the request arrived), or
@@ -209,28 +210,36 @@ func (s *Store) claimedCounts(ctx context.Context, now time.Time, req presence.J
 		// now.
 		c.ref = nil
 	}
-	if !c.admits(src, s.settings.RoomCap(c.policy), s.settings.RoomCap(st.Policy)) {
-		c.admitted = nil
+	if !c.stands(src, s.settings.RoomCap(c.policy), s.settings.RoomCap(st.Policy)) {
+		c.judged = nil
 	}
-	if c.admitted == nil {
+	if c.judged == nil {
 		c.policy = st.Policy
 		if err := s.judgeClaim(ctx, req.SessionKey, src, c, now); err != nil {
 			return nil, err
 		}
+	} else if !s.admitsJudged(c) {
+		return nil, errContested // judged before the transaction, and contested
 	}
-	t := c.admitted
+	t := c.judged
 	st.Entries, st.Claims = t.entries, t.claims-1
 	return &t.revision, nil
 }
 
-// admits reports whether c's admission stands for a join into src's
-// lifetime under a cap of now: it was judged in that lifetime, under the
-// same cap (judgedUnder, its policy's). An admission judged in an earlier
-// lifetime counted another roster; one judged under another cap (the
-// policy changed between the judgement and the transaction) says nothing
-// of this one, whichever way it moved.
-func (c *joinClaim) admits(src revisionSource, judgedUnder, now int) bool {
-	return c.admitted != nil && c.admittedIn.Equal(src.lifetime) && judgedUnder == now
+// stands reports whether c's judgement holds for a join into src's
+// lifetime under a cap of now: it was made in that lifetime, under the
+// same cap (judgedUnder, its policy's). A judgement made in an earlier
+// lifetime counted another roster; one made under another cap (the policy
+// changed between the judgement and the transaction) says nothing of this
+// one, whichever way it moved.
+func (c *joinClaim) stands(src revisionSource, judgedUnder, now int) bool {
+	return c.judged != nil && c.judgedIn.Equal(src.lifetime) && judgedUnder == now
+}
+
+// admitsJudged reports whether c's judgement admits it: the entries and
+// every other claim fit under the cap of c.policy.
+func (s *Store) admitsJudged(c *joinClaim) bool {
+	return s.settings.JudgeClaim(c.judged.entries, c.judged.claims-1, -1, c.policy) == presence.ClaimAdmits
 }
 
 // contestClaim decides a contested claim outside any transaction: it
@@ -254,7 +263,7 @@ func (s *Store) contestClaim(ctx context.Context, src revisionSource, c *joinCla
 		switch s.settings.JudgeClaim(v.totals.entries, v.totals.claims-1, ahead, c.policy) {
 		case presence.ClaimAdmits:
 			t := v.totals
-			c.admitted, c.admittedIn = &t, src.lifetime
+			c.judged, c.judgedIn = &t, src.lifetime
 			return nil
 		case presence.ClaimRefused:
 			return roomFull(s.settings, c.policy)

@@ -26,6 +26,18 @@ func (f *fixture) claimsLeft(tb testing.TB, room string) []string {
 	return f.docIDs(tb, room, firestoredb.ClaimsCollection)
 }
 
+// mustSettleAs fails tb unless room's roster is exactly want (ids, sorted)
+// and no claim on a place is left in it.
+func (f *fixture) mustSettleAs(tb testing.TB, room, want string) {
+	tb.Helper()
+	if got := f.rosterIDs(tb, room); fmt.Sprint(got) != want {
+		tb.Fatalf("roster %v, want %s", got, want)
+	}
+	if left := f.claimsLeft(tb, room); len(left) != 0 {
+		tb.Fatalf("claims left: %v", left)
+	}
+}
+
 // rosterIDs lists the ids of room's roster entries, sorted.
 func (f *fixture) rosterIDs(tb testing.TB, room string) []string {
 	return f.docIDs(tb, room, firestoredb.ParticipantsCollection)
@@ -154,12 +166,7 @@ func TestJoin_AnAbandonedClaimIsClearedByTheNextContest(t *testing.T) {
 
 	f.clock.Advance(2 * time.Minute)
 	f.mustJoin(t, "held", "late", "s")
-	if got := f.rosterIDs(t, "held"); fmt.Sprint(got) != "[host late]" {
-		t.Fatalf("roster %v, want [host late]", got)
-	}
-	if left := f.claimsLeft(t, "held"); len(left) != 0 {
-		t.Fatalf("claims left: %v, want the abandoned one deleted", left)
-	}
+	f.mustSettleAs(t, "held", "[host late]")
 }
 
 // A claim deleted under its join, between its write and the transaction
@@ -180,12 +187,7 @@ func TestJoin_AClaimDeletedUnderItsJoinIsMadeAgain(t *testing.T) {
 	if claims.Load() != 2 {
 		t.Fatalf("%d claims written, want 2: the deleted one and the one made again", claims.Load())
 	}
-	if got := f.rosterIDs(t, "again"); fmt.Sprint(got) != "[ann host]" {
-		t.Fatalf("roster %v, want [ann host]", got)
-	}
-	if left := f.claimsLeft(t, "again"); len(left) != 0 {
-		t.Fatalf("claims left: %v", left)
-	}
+	f.mustSettleAs(t, "again", "[ann host]")
 }
 
 // Two joins of one session at once (a client's retry while the first is
@@ -243,12 +245,7 @@ func TestJoin_TwinJoinsOfOneSessionShareTheirClaim(t *testing.T) {
 	if asWritten.IsZero() || !asAdopted.Equal(asWritten) {
 		t.Fatalf("the claim was at %v after the first join's write and at %v after the second's: rewritten, not adopted", asWritten, asAdopted)
 	}
-	if got := f.rosterIDs(t, "twins"); fmt.Sprint(got) != "[ann host]" {
-		t.Fatalf("roster %v, want [ann host]", got)
-	}
-	if left := f.claimsLeft(t, "twins"); len(left) != 0 {
-		t.Fatalf("claims left: %v", left)
-	}
+	f.mustSettleAs(t, "twins", "[ann host]")
 }
 
 // A claim deleted while its join contests: the look at the contest lists
@@ -335,10 +332,5 @@ func TestJoin_AnAdoptedClaimIsJudgedNoEarlierThanItsRequest(t *testing.T) {
 	if res.Revision <= before {
 		t.Fatalf("the join answered revision %d; the room was at %d before it was asked", res.Revision, before)
 	}
-	if got := f.rosterIDs(t, "adopt"); fmt.Sprint(got) != "[ann carol host]" {
-		t.Fatalf("roster %v, want [ann carol host]", got)
-	}
-	if left := f.claimsLeft(t, "adopt"); len(left) != 0 {
-		t.Fatalf("claims left: %v", left)
-	}
+	f.mustSettleAs(t, "adopt", "[ann carol host]")
 }

@@ -185,7 +185,7 @@ func (s *Store) settleClaim(ctx context.Context, err error, src revisionSource, 
 		if c.lost > maxRoomSteps {
 			return false, presence.Errorf(presence.EUnavailable, "the join's claim on a place kept being removed; retry")
 		}
-		c.ref, c.admitted = nil, nil
+		c.ref, c.judged = nil, nil
 		return true, nil
 	}
 	return false, err

@@ -2,7 +2,6 @@ package firestoredb_test
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -35,10 +34,5 @@ func TestJoin_AFailedReadAtTheClaimsTimeFallsBackToATransaction(t *testing.T) {
 	if res.Revision != 2 {
 		t.Fatalf("the second join answered revision %d, want 2", res.Revision)
 	}
-	if got := f.rosterIDs(t, "fallback"); fmt.Sprint(got) != "[ann host]" {
-		t.Fatalf("roster %v, want [ann host]", got)
-	}
-	if left := f.claimsLeft(t, "fallback"); len(left) != 0 {
-		t.Fatalf("claims left: %v", left)
-	}
+	f.mustSettleAs(t, "fallback", "[ann host]")
 }
