@@ -10,56 +10,6 @@ import (
 	"time"
 )
 
-// EventKind says what happened to a Session's lease.
-type EventKind int
-
-const (
-	// Renewed: a heartbeat was accepted; LeaseExpiresAt is the lease end it
-	// answered. The server renews only when at most ROOMLEASE_RENEW_WHEN_LEFT
-	// of the lease is left, so with more left the end is the one already
-	// held (a heartbeat that writes nothing costs the server less).
-	Renewed EventKind = iota + 1
-	// Rejoined: a heartbeat got 409 and the session joined again; Generation is the new one.
-	Rejoined
-	// Failed: a heartbeat or rejoin failed (Err, matching ErrTimeout when no
-	// answer came in time); the session retries with backoff.
-	Failed
-	// Stopped: the server refused the user (Err is ErrPermissionDenied); heartbeats stopped.
-	Stopped
-	// Left: the context the session was started with ended, and the session
-	// left the room; Err is the leave's error, if it failed (the lease then
-	// ends by itself).
-	Left
-)
-
-// Event reports a change of a Session's lease to SessionOptions.OnEvent.
-type Event struct {
-	Kind           EventKind
-	Generation     int64
-	LeaseExpiresAt time.Time
-	Err            error
-}
-
-// SessionOptions configure JoinRoom.
-type SessionOptions struct {
-	// SessionID identifies this instance; default a random one. Keep it
-	// across reconnects of the same instance, never share it between two
-	// live instances (each join fences the other).
-	SessionID string
-	// DisplayName is sent with every join, including rejoins (a rejoin
-	// after expiry creates the roster entry anew). nil keeps the name.
-	DisplayName *string
-	// State, if set, is the user's state to join with (see SetState): a
-	// value that marshals to a JSON object.
-	State any
-	// Away starts the session away (see SetAway).
-	Away bool
-	// OnEvent, if set, is called while a heartbeat or rejoin holds the
-	// session: keep it quick, and do not call Beat or Leave from it (they
-	// wait for that heartbeat to finish).
-	OnEvent func(Event)
-}
-
 // Session holds one lease in one room and keeps it alive until it ends:
 // by Leave or LeaveRoom, by Close, when the context it was started with
 // ends (it leaves first), or when the server refuses the user. Done and
@@ -85,10 +35,6 @@ type Session struct {
 	done     chan struct{} // closed when the session has ended (Done)
 	doneOnce sync.Once
 }
-
-// A heartbeat waits at most half the lease it has left, but never less
-// than this: a round trip on a poor network can take most of a second.
-const minHeartbeatTimeout = time.Second
 
 // JoinRoom joins roomID and starts heartbeating in a goroutine. ctx bounds
 // the join and is the session's lifetime: every heartbeat and rejoin runs
@@ -274,56 +220,6 @@ func (s *Session) leaveOnCancel() {
 	j := s.Joined()
 	_, err := s.c.LeaveRoom(ctx, s.roomID, s.opts.SessionID, j.Generation)
 	s.emit(Event{Kind: Left, Generation: j.Generation, Err: err})
-}
-
-// renewMargin is how long after renewAt (by the estimated server clock) a
-// heartbeat goes out, jitter aside: an estimate a little off must not
-// bring it before renewAt, where the server would only read and answer
-// without renewing.
-const renewMargin = 250 * time.Millisecond
-
-// nextBeat is how long to wait for the next heartbeat: until the server's
-// renewAt, plus renewMargin and up to as much again of jitter (which
-// spreads a room's heartbeats apart), but never later than half the
-// renewal window (lease end − renewAt) before the lease's end, so that a
-// failed heartbeat is retried inside it. From a server
-// that gives no renewAt, every heartbeat interval, shortened by the jitter.
-func (s *Session) nextBeat() time.Duration {
-	j := s.Joined()
-	if j.RenewAt.IsZero() {
-		hb := j.Heartbeat()
-		return time.Duration(float64(hb) * (1 - s.c.jitter*s.c.rand()))
-	}
-	now := s.c.ServerNow()
-	d := j.RenewAt.Sub(now) + renewMargin + time.Duration(float64(renewMargin)*s.c.jitter*s.c.rand())
-	return max(0, min(d, j.LeaseExpiresAt.Sub(now)-j.LeaseExpiresAt.Sub(j.RenewAt)/2))
-}
-
-// retryDelay is how long to wait after failures heartbeats in a row:
-// backoff from half a second, at most the heartbeat interval, and at most
-// a third of the lease left, so that the retries still fit inside it.
-func (s *Session) retryDelay(failures int) time.Duration {
-	j := s.Joined()
-	backoff := min(500*time.Millisecond<<min(failures-1, 10), j.Heartbeat())
-	if left := j.LeaseExpiresAt.Sub(s.c.ServerNow()); left > 0 {
-		backoff = min(backoff, max(100*time.Millisecond, left/3))
-	}
-	return time.Duration(float64(backoff) * (0.5 + s.c.rand()/2))
-}
-
-// heartbeatTimeout is how long a heartbeat of j waits for its answer:
-// half the lease it has left by the client's own accounting (on the
-// estimated server clock), at least minHeartbeatTimeout, at most the
-// request timeout. The server renews only once half the lease is gone, so
-// the heartbeat that renews may find as little as half the lease minus
-// one interval left (2.5 s of 15 s by default): waiting the full request
-// timeout could outlive the lease instead of leaving room for a retry.
-func (s *Session) heartbeatTimeout(j Joined) time.Duration {
-	d := max(minHeartbeatTimeout, j.LeaseExpiresAt.Sub(s.c.ServerNow())/2)
-	if s.c.timeout > 0 {
-		d = min(d, s.c.timeout)
-	}
-	return d
 }
 
 // Beat heartbeats now, and joins again if the server answers 409: call it

@@ -7,6 +7,7 @@
 // refilled, the away flag with a heartbeat (every heartbeat carries it),
 // and a held rename by joining again (which carries all three).
 import { revisionIn } from './revision.js';
+import { retryDelay } from './lease-timing.js';
 
 // After a held away toggle (the reply gives no retry time) the next
 // heartbeat goes this long later, doubling with each held one up to the
@@ -88,7 +89,7 @@ export function resendHeldState(room) {
       return;
     }
     if (err.status !== 429) room._emit('error', { error: err, during: 'state' });
-    if (room.status === 'joined') schedule(room, Math.max((err.retryAfterSeconds || 0) * 1000, room._retryDelay(1)));
+    if (room.status === 'joined') schedule(room, Math.max((err.retryAfterSeconds || 0) * 1000, retryDelay(room, 1)));
   }).finally(() => {
     room._heldSending = null;
   });
@@ -107,7 +108,7 @@ function rejoin(room) {
       return;
     }
     room._emit('error', { error: err, during: 'join' });
-    if (room.status === 'joined') schedule(room, Math.max((err.retryAfterSeconds || 0) * 1000, room._retryDelay(1)));
+    if (room.status === 'joined') schedule(room, Math.max((err.retryAfterSeconds || 0) * 1000, retryDelay(room, 1)));
   }).finally(() => {
     room._busy = null;
     room._heldSending = null;

@@ -1,13 +1,16 @@
-// One joined room: the lease (join, heartbeat, 409 → rejoin, leave), typing
-// and read signals, and the events an app subscribes to. Listeners live in
-// room-listeners.js; what the last one out learns from the leave reply, in
-// empty-room.js.
+// One joined room: the lease (join, heartbeat, 409 → rejoin, leave) and
+// the events an app subscribes to. When each heartbeat goes out and how
+// long it waits is lease-timing.js; typing and read receipts, signals.js;
+// listeners, room-listeners.js; what the last one out learns from the
+// leave reply, empty-room.js.
 import { attachListeners, clearMembers, detachListeners } from './room-listeners.js';
 import { roomAfterLeave } from './empty-room.js';
 import { newerRevision, revisionIn } from './revision.js';
 import { databaseOf, wrongDatabase } from './database.js';
 import { isNetworkError } from './api.js';
 import { clearHeld, heldAwayDelay, joinHeld, resendHeldState } from './held.js';
+import { heartbeatTimeoutMs, leaseLeftMs, nextBeatDelay, retryDelay } from './lease-timing.js';
+import { flushRead, sendTyping } from './signals.js';
 
 /**
  * Statuses:
@@ -32,16 +35,6 @@ import { clearHeld, heldAwayDelay, joinHeld, resendHeldState } from './held.js';
 // may still be held (so leave() has something to give back).
 const LIVE = new Set(['joined', 'rejoining', 'offline']);
 const HOLDS_LEASE = new Set(['joined', 'rejoining', 'offline', 'paused', 'expired']);
-
-// However little lease is left, a heartbeat may wait this long for its
-// answer: a round trip on a poor mobile network can take most of a second.
-const MIN_HEARTBEAT_TIMEOUT_MS = 1000;
-
-// How long after the server's renewAt (by the estimated server clock) a
-// heartbeat goes out, jitter aside: an estimate a little off must not
-// bring it before renewAt, where the server would only read and answer
-// without renewing.
-const RENEW_MARGIN_MS = 250;
 
 export class Room {
   /** @param {import('./client.js').RoomleaseClient} client */
@@ -216,8 +209,8 @@ export class Room {
     if (heldMs !== null && (this.state || rename)) joinHeld(this, heldMs, rename);
     else clearHeld(this);
     this._heldAway = 0;
-    this._schedule(heldMs === null ? this._nextBeatDelay() : Math.min(this._nextBeatDelay(), heldMs));
-    if (this._pendingRead !== null) this._flushRead();
+    this._schedule(heldMs === null ? nextBeatDelay(this) : Math.min(nextBeatDelay(this), heldMs));
+    if (this._pendingRead !== null) flushRead(this);
   }
 
   /**
@@ -234,60 +227,6 @@ export class Room {
     // The server set the lease end to its own now plus the lease length.
     this.client._clock.sample(end - this.leaseSeconds * 1000, sent, received);
     this._emit('lease', { leaseExpiresAt: this.leaseExpiresAt, generation: this.generation });
-  }
-
-  /**
-   * Milliseconds left on the lease by the client's own accounting: the last
-   * leaseExpiresAt against the estimated server clock (never the device's
-   * clock alone). 0 when the server said the lease is gone.
-   */
-  _leaseLeftMs() {
-    if (this._leaseLost || !this.leaseExpiresAt) return 0;
-    return Math.max(0, this.leaseExpiresAt.getTime() - this.client._clock.nowMs());
-  }
-
-  /**
-   * How long a heartbeat waits for its answer: half the lease it has left
-   * (at least MIN_HEARTBEAT_TIMEOUT_MS, at most requestTimeoutMs), so that
-   * when none comes the retry still goes out inside the lease. A full
-   * requestTimeoutMs would not do: the server renews only once half the
-   * lease is gone, so the heartbeat that renews may find as little as half
-   * the lease minus one interval left (2.5 s of 15 s by default).
-   */
-  _heartbeatTimeoutMs() {
-    return Math.min(this.client.requestTimeoutMs, Math.max(MIN_HEARTBEAT_TIMEOUT_MS, this._leaseLeftMs() / 2));
-  }
-
-  /**
-   * How long until the next heartbeat: until the server's renewAt, plus
-   * RENEW_MARGIN_MS and up to as much again of jitter (which spreads a
-   * room's heartbeats apart), but never later than half the renewal window
-   * (lease end − renewAt) before the lease's end, so that a failed
-   * heartbeat is retried inside it. From a server that gives no renewAt,
-   * every heartbeatSeconds, shortened by the jitter.
-   */
-  _nextBeatDelay() {
-    if (!this.renewAt || !this.leaseExpiresAt || this._leaseLost) {
-      const base = this.heartbeatSeconds * 1000;
-      return base * (1 - this.client.heartbeatJitter * this.client.random());
-    }
-    const now = this.client._clock.nowMs();
-    const renewAt = this.renewAt.getTime();
-    const end = this.leaseExpiresAt.getTime();
-    const wanted = renewAt - now + RENEW_MARGIN_MS * (1 + this.client.heartbeatJitter * this.client.random());
-    return Math.max(0, Math.min(wanted, end - now - (end - renewAt) / 2));
-  }
-
-  /**
-   * How long to wait after `failures` failed heartbeats in a row: backoff
-   * from half a second, at most heartbeatSeconds, and at most a third of
-   * the lease left, so that the retries still fit inside it.
-   */
-  _retryDelay(failures) {
-    let backoff = Math.min(500 * 2 ** (failures - 1), this.heartbeatSeconds * 1000);
-    const left = this._leaseLeftMs();
-    if (left > 0) backoff = Math.min(backoff, Math.max(100, left / 3));
-    return backoff * (0.5 + this.client.random() / 2);
   }
 
   _schedule(ms) {
@@ -321,7 +260,7 @@ export class Room {
     // Join when the server said the lease is gone (409), or when, offline,
     // the lease has run out by the client's own accounting: a heartbeat
     // could only earn a 409 first.
-    const joining = this.status === 'rejoining' || (this.status === 'offline' && this._leaseLeftMs() === 0);
+    const joining = this.status === 'rejoining' || (this.status === 'offline' && leaseLeftMs(this) === 0);
     try {
       if (joining) {
         await this._join('rejoin');
@@ -336,7 +275,7 @@ export class Room {
         // With it, the server renews without reading the session; a
         // token it cannot use changes nothing but that.
         ...(this._leaseToken ? { leaseToken: this._leaseToken } : {}),
-      }, { timeoutMs: this._heartbeatTimeoutMs() });
+      }, { timeoutMs: heartbeatTimeoutMs(this) });
       if ((this.status !== 'joined' && this.status !== 'offline') || this.generation !== generation) return;
       // The reply gives the lease and interval of the mode the session is
       // in now: an away session beats about every 50 s and keeps its lease.
@@ -357,9 +296,9 @@ export class Room {
       // The reply's away is the mode in force: another than asked means
       // the server held the toggle (or the app toggled meanwhile), and a
       // heartbeat soon asks again.
-      const next = this._nextBeatDelay();
+      const next = nextBeatDelay(this);
       this._schedule(typeof data.away === 'boolean' ? Math.min(next, heldAwayDelay(this, away, data.away)) : next);
-      if (this._pendingRead !== null) this._flushRead();
+      if (this._pendingRead !== null) flushRead(this);
     } catch (err) {
       if (!LIVE.has(this.status)) return;
       if (err.status === 409 && err.code === 'stale_generation') {
@@ -396,10 +335,10 @@ export class Room {
       // is enough: the server lets such a lease go, others stop seeing this
       // user, and the app should say so.
       if (this._unanswered > 0 && this.status !== 'offline'
-        && (this._unanswered >= this.client.offlineAfterFailures || this._leaseLeftMs() === 0)) {
+        && (this._unanswered >= this.client.offlineAfterFailures || leaseLeftMs(this) === 0)) {
         this._setStatus('offline', err.code);
       }
-      this._schedule(Math.max(this._retryDelay(this._failures), (err.retryAfterSeconds || 0) * 1000));
+      this._schedule(Math.max(retryDelay(this, this._failures), (err.retryAfterSeconds || 0) * 1000));
     }
   }
 
@@ -576,36 +515,8 @@ export class Room {
    * `true` is sent at most every typingRefreshSeconds, which keeps the signal
    * alive; without refreshes it expires on the server by itself.
    */
-  async setTyping(typing) {
-    if (this.status !== 'joined') return;
-    const now = this.client.now();
-    if (typing && this._typingOn && now - this._typingSentAt < this.client.typingRefreshSeconds * 1000) return;
-    if (!typing && !this._typingOn) return;
-    this._typingOn = !!typing;
-    this._typingSentAt = now;
-    const generation = this.generation;
-    try {
-      // With the lease token the server fences the signal by it, renews
-      // the lease in the same write and says so: the next heartbeat then
-      // moves back.
-      const { data, sent, received } = await this.client._api.call('POST', this._path('typing'), {
-        sessionId: this.sessionId,
-        generation,
-        typing: !!typing,
-        ...(this._leaseToken ? { leaseToken: this._leaseToken } : {}),
-      });
-      if (data && data.leaseExpiresAt && this.status === 'joined' && this.generation === generation
-        && Date.parse(data.leaseExpiresAt) > (this.leaseExpiresAt?.getTime() ?? 0)) {
-        this._renewed(data, sent, received);
-        if (!this._busy) this._schedule(this._nextBeatDelay());
-      }
-    } catch (err) {
-      // Typing is best effort and never replayed. A 409 means the lease needs
-      // attention: let the heartbeat path deal with it.
-      this._typingOn = false;
-      if (err.status === 409) this._wake();
-      this._emit('error', { error: err, during: 'typing' });
-    }
+  setTyping(typing) {
+    return sendTyping(this, typing);
   }
 
   /**
@@ -617,21 +528,7 @@ export class Room {
     if (!Number.isSafeInteger(seq) || seq < 0) throw new RangeError('seq must be a non-negative safe integer');
     this._pendingRead = Math.max(seq, this._pendingRead ?? 0);
     if (this.status !== 'joined') return null;
-    return this._flushRead();
-  }
-
-  async _flushRead() {
-    const seq = this._pendingRead;
-    if (seq === null) return this.lastReadSeq;
-    try {
-      const { data } = await this.client._api.call('POST', this._path('receipts'), { lastReadSeq: seq });
-      if (this._pendingRead === seq) this._pendingRead = null;
-      this.lastReadSeq = data.lastReadSeq;
-      return data.lastReadSeq;
-    } catch (err) {
-      this._emit('error', { error: err, during: 'receipts' });
-      return null;
-    }
+    return flushRead(this);
   }
 
   /**
