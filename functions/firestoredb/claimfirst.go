@@ -43,10 +43,67 @@ import (
 // here is contested only once the transaction has found the user still
 // needs a place (a twin may have listed it meanwhile), by the judgement
 // made here.
-func (s *Store) claimBeforeJoin(ctx context.Context, req presence.JoinRequest, c *joinClaim) {
+//
+// The join's transaction begins meanwhile (startClaimBeforeJoin).
+
+// pendingJudgement is claimBeforeJoin under way, beside the transaction
+// that follows it (startClaimBeforeJoin).
+type pendingJudgement struct {
+	done chan struct{} // closed when it has finished
+	at   time.Time     // when it finished, once done is closed
+}
+
+// startClaimBeforeJoin starts claimBeforeJoin in the background, when it
+// applies (a crowd: see above), and returns it under way; nil otherwise.
+//
+// The join begins its transaction meanwhile, and the transaction's first
+// attempt waits for the judgement before it reads (transactAfter).
+// Beginning a transaction takes a round trip and no lock, so that round
+// trip overlaps the read first, the claim and the snapshot instead of
+// following them, and the transaction still holds no lock while the claim
+// is judged. Nothing the judgement writes (c) is read before it is done:
+// the attempt waits for it, and the join waits for it again once the
+// transaction has returned, whatever it returned (wait).
+func (s *Store) startClaimBeforeJoin(ctx context.Context, req presence.JoinRequest, c *joinClaim) *pendingJudgement {
 	if c.ref != nil || c.judged != nil || !s.judging.busy(req.RoomID) || s.knownListed(req.RoomID, req.ParticipantID) {
-		return
+		return nil
 	}
+	j := &pendingJudgement{done: make(chan struct{})}
+	go func() {
+		defer close(j.done)
+		s.claimBeforeJoin(ctx, req, c)
+		j.at = time.Now()
+	}()
+	return j
+}
+
+// ready is closed when j has finished (nil for no judgement: no wait).
+func (j *pendingJudgement) ready() <-chan struct{} {
+	if j == nil {
+		return nil
+	}
+	return j.done
+}
+
+// wait waits for j to finish, if there is one.
+func (j *pendingJudgement) wait() {
+	if j != nil {
+		<-j.done
+	}
+}
+
+// finishedAt is when j finished (zero for none); call it after wait.
+func (j *pendingJudgement) finishedAt() time.Time {
+	if j == nil {
+		return time.Time{}
+	}
+	return j.at
+}
+
+// claimBeforeJoin is the judgement before the transaction: the read
+// first, then, when it says the join adds the user's entry unrefused, the
+// claim and its judgement (judgeClaim), which c keeps.
+func (s *Store) claimBeforeJoin(ctx context.Context, req presence.JoinRequest, c *joinClaim) {
 	began := time.Now()
 	st, src, ok := s.readNewUser(ctx, req)
 	steptime.Since(ctx, stepJoinPreRead, began)

@@ -3,6 +3,7 @@ package firestoredb_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -41,11 +42,39 @@ func TestJoin_ANewUserArrivingInACrowdIsJudgedBeforeItsTransaction(t *testing.T)
 		t.Error("the second join did not claim while the first was held in its transaction")
 	}
 	close(release)
-	for _, err := range []error{<-ann, <-bob} {
-		if err != nil {
-			t.Fatalf("join: %v", err)
+	mustAllJoin(t, ann, bob)
+	f.mustSettleAs(t, "crowd", "[ann bob host]")
+}
+
+// The same arrival, seen from the second join's transaction: it is begun
+// while the claim is judged, so that its round trip overlaps the
+// judgement, and its attempt waits for the judgement before it reads.
+// Forced: the second join's judgement is held right after its claim until
+// its transaction's attempt is waiting. Begun only after the judgement,
+// the transaction would never get there while the judgement is held.
+func TestJoin_ATransactionBeginsWhileItsClaimIsJudged(t *testing.T) {
+	f := MustOpenStore(t)
+	f.mustJoin(t, "crowd", "host", "s")
+	waiting := make(chan struct{})
+	var once sync.Once
+	f.store.SetAttemptWaits(func() { once.Do(func() { close(waiting) }) })
+	begun := make(chan bool, 1)
+	firstHeld, release := holdTheFirstClaim(f.store, func() {
+		select {
+		case <-waiting:
+			begun <- true
+		case <-time.After(20 * time.Second):
+			begun <- false
 		}
+	})
+	ann := joinAsync(f.store, "crowd", "ann")
+	<-firstHeld
+	bob := joinAsync(f.store, "crowd", "bob")
+	if !<-begun {
+		t.Error("the second join's transaction had not begun while its claim was held before its judgement; want its attempt waiting for the judgement")
 	}
+	close(release)
+	mustAllJoin(t, ann, bob)
 	f.mustSettleAs(t, "crowd", "[ann bob host]")
 }
 
@@ -91,6 +120,17 @@ func holdTheFirstClaim(s *firestoredb.Store, onSecond func()) (firstHeld, releas
 		}
 	})
 	return firstHeld, release
+}
+
+// mustAllJoin waits for every join started by joinAsync and fails the
+// test unless each succeeded.
+func mustAllJoin(t *testing.T, joins ...<-chan error) {
+	t.Helper()
+	for _, join := range joins {
+		if err := <-join; err != nil {
+			t.Fatalf("join: %v", err)
+		}
+	}
 }
 
 // joinAsync joins uid into room through s, with a session "s", and

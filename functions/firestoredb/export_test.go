@@ -101,6 +101,11 @@ func (s *Store) RememberRoomActive(roomID string) { s.sawActive(roomID) }
 // place was written and before the snapshot that judges it (claims.go).
 func (s *Store) SetAfterClaim(f func()) { s.setHook(hookAfterClaim, f) }
 
+// SetAttemptWaits sets a hook in a transaction begun before the work its
+// reads must follow (a join whose claim is judged before its
+// transaction), when an attempt starts waiting for that work.
+func (s *Store) SetAttemptWaits(f func()) { s.setHook(hookAttemptWaits, f) }
+
 // SetClaimWaits sets a hook in a contested claim, each time a snapshot
 // leaves it waiting.
 func (s *Store) SetClaimWaits(f func()) { s.setHook(hookClaimWaits, f) }

@@ -78,11 +78,18 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 	claim := &joinClaim{} // a new user's claim on a place (claims.go)
 	defer s.dropClaim(ctx, claim)
 	for step := 0; ; step++ {
+		var pre *pendingJudgement
 		if look == nil {
-			s.claimBeforeJoin(ctx, req, claim) // a new user's place, judged before the locks
+			// A new user's place, judged before the locks, while the
+			// transaction begins (claimfirst.go).
+			pre = s.startClaimBeforeJoin(ctx, req, claim)
 		}
 		began := time.Now()
-		plan, version, stepped, err := s.planOrJoin(ctx, req, &src, &before, look, claim)
+		plan, version, stepped, err := s.planOrJoin(ctx, req, &src, &before, look, claim, pre)
+		pre.wait() // it writes the claim, which is read from here on
+		if at := pre.finishedAt(); at.After(began) {
+			began = at // join-txn: what the transaction added after it
+		}
 		switch {
 		case look == nil:
 			steptime.Since(ctx, stepJoinTxn, began)
@@ -145,7 +152,7 @@ func (s *Store) Join(ctx context.Context, req presence.JoinRequest) (presence.Jo
 // led by one join of the instance: roomlead.go), with the look's version:
 // that plan is only ever a lifecycle step or a refusal. stepped says the
 // step was made already.
-func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook, claim *joinClaim) (presence.JoinPlan, time.Time, bool, error) {
+func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook, claim *joinClaim, pre *pendingJudgement) (presence.JoinPlan, time.Time, bool, error) {
 	if look != nil {
 		lp, err := s.planFromLookOnce(ctx, req, look)
 		switch {
@@ -163,7 +170,7 @@ func (s *Store) planOrJoin(ctx context.Context, req presence.JoinRequest, src *r
 			return lp.plan, look.version, lp.stepped, nil
 		}
 	}
-	plan, version, err := s.joinOnce(ctx, req, src, before, look, claim)
+	plan, version, err := s.joinOnce(ctx, req, src, before, look, claim, pre)
 	return plan, version, false, err
 }
 
@@ -199,8 +206,10 @@ func (s *Store) settleClaim(ctx context.Context, err error, src revisionSource, 
 // it (joinCounts), nil otherwise. With look (a room found missing or not
 // active outside any transaction, roomlook.go), the transaction takes the
 // room from it instead of reading it, and can then only plan the room's
-// lifecycle step, writing nothing.
-func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook, claim *joinClaim) (presence.JoinPlan, time.Time, error) {
+// lifecycle step, writing nothing. With pre (a new user's claim judged
+// before the transaction, claimfirst.go), the transaction is begun while
+// the judgement runs, and each attempt reads only once it is done.
+func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *revisionSource, before **int64, look *roomLook, claim *joinClaim, pre *pendingJudgement) (presence.JoinPlan, time.Time, error) {
 	roomRef := s.room(req.RoomID)
 	participantRef := s.participant(req.RoomID, req.ParticipantID)
 	var plan presence.JoinPlan
@@ -208,7 +217,12 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 	var resp firestore.CommitResponse
 	claimInCommit := false
 	attempt := newAttemptTimer(stepJoinBegin)
-	err := s.transact(ctx, "join", func(tx *txn, now time.Time) error {
+	err := s.transactAfter(ctx, "join", pre.ready(), func(tx *txn, now time.Time) error {
+		// The begin's time is what it added to the join: the part of it
+		// that did not overlap the judgement before the transaction.
+		if at := pre.finishedAt(); at.After(attempt.called) {
+			attempt.called = at
+		}
 		attempt.begin(ctx, stepJoinRetried)
 		s.pause(hookBeforeJoinReads)
 		claimInCommit = false

@@ -25,7 +25,9 @@ import (
 //   - join-preread: a new user's documents and the room, read outside any
 //     transaction so that the claim is written and judged before the
 //     transaction (claimfirst.go); join-claim and join-size then fall
-//     before join-txn instead of inside it;
+//     before join-txn instead of inside it. The transaction is begun
+//     meanwhile, so join-txn and join-begin count only what they took
+//     once that judgement was done;
 //   - join-contest: a new user's claim on one of the last places,
 //     contested outside the transaction (claims.go);
 //   - join-room: a lifecycle step (creating or reviving the room), with,

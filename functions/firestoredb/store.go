@@ -89,6 +89,9 @@ type hookPoint string
 const (
 	// hookBeforeJoinReads: in a join's attempt, before it reads anything.
 	hookBeforeJoinReads hookPoint = "before-join-reads"
+	// hookAttemptWaits: in a transaction begun before the work its reads
+	// must follow (transactAfter), when an attempt starts waiting for it.
+	hookAttemptWaits hookPoint = "attempt-waits"
 	// hookAfterJoinReads: in a join's attempt, after its reads, before it
 	// decides and stages any write.
 	hookAfterJoinReads hookPoint = "after-join-reads"

@@ -45,10 +45,28 @@ type txn struct {
 // contention (many attempts) from one that waited on a lock or a starved
 // emulator (one attempt that took the whole deadline).
 func (s *Store) transact(ctx context.Context, op string, f func(tx *txn, now time.Time) error, opts ...firestore.TransactionOption) error {
+	return s.transactAfter(ctx, op, nil, f, opts...)
+}
+
+// transactAfter is transact whose attempts wait for ready to be closed (nil:
+// no wait) before they run f: the transaction is begun meanwhile.
+// Beginning takes a round trip but no lock (a transaction locks what it
+// reads, and f has read nothing yet), so work that must come before the
+// reads can overlap it instead of preceding it. f's now is taken after the
+// wait.
+func (s *Store) transactAfter(ctx context.Context, op string, ready <-chan struct{}, f func(tx *txn, now time.Time) error, opts ...firestore.TransactionOption) error {
 	var last *txn
 	attempts, started := 0, time.Now()
 	err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 		attempts++
+		if ready != nil {
+			s.pause(hookAttemptWaits)
+			select {
+			case <-ready:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		last = &txn{tx: tx, ops: &s.ops}
 		return f(last, s.now())
 	}, append([]firestore.TransactionOption{firestore.MaxAttempts(maxAttempts)}, opts...)...)
