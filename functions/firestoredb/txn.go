@@ -53,7 +53,9 @@ func (s *Store) transact(ctx context.Context, op string, f func(tx *txn, now tim
 // Beginning takes a round trip but no lock (a transaction locks what it
 // reads, and f has read nothing yet), so work that must come before the
 // reads can overlap it instead of preceding it. f's now is taken after the
-// wait.
+// wait. Firestore expires a transaction left idle for 60 s; what ready
+// waits for must end well before (a join's judgement runs under its
+// request's deadline, 20 s through the API, and its snapshot under 10 s).
 func (s *Store) transactAfter(ctx context.Context, op string, ready <-chan struct{}, f func(tx *txn, now time.Time) error, opts ...firestore.TransactionOption) error {
 	var last *txn
 	attempts, started := 0, time.Now()
