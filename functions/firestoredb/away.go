@@ -70,7 +70,7 @@ func (s *Store) HeartbeatAway(ctx context.Context, req presence.AwayRequest) (pr
 		if stored == nil || stored.Away == away {
 			return renew()
 		}
-		st, err := s.readDeparture(ctx, tx, now, ref.SessionKey)
+		st, cursor, err := s.readDeparture(ctx, tx, now, ref.SessionKey)
 		if err != nil {
 			return err
 		}
@@ -82,12 +82,12 @@ func (s *Store) HeartbeatAway(ctx context.Context, req presence.AwayRequest) (pr
 			return renew() // the toggle waits; nothing the roster shows changes
 		}
 		sess, read = plan.Session, time.Time{}
-		// The event's cursor is read before the first write: a transaction
-		// reads nothing after it writes, and the expired siblings' deletion
-		// is a write.
+		// The event's base is made before the first write: a transaction
+		// reads nothing after it writes (a room older than events is read
+		// for its lifetime), and the expired siblings' deletion is a write.
 		var event *eventBase
 		if plan.WriteParticipant {
-			if event, err = s.readCursor(tx, ref.RoomID, ref.ParticipantID, time.Time{}); err != nil {
+			if event, err = s.cursorFrom(tx, cursor, ref.RoomID, ref.ParticipantID, time.Time{}); err != nil {
 				return err
 			}
 		}

@@ -176,6 +176,45 @@ func TestEvents_CostOfAVisibleChange(t *testing.T) {
 	}
 }
 
+// With events on, a state update, an away toggle and a leave read the
+// user's event cursor with their first reads: the read events add to them
+// (TestEvents_CostOfAVisibleChange) costs no round trip of its own.
+func TestEvents_ReadTheCursorInTheFirstRoundTrip(t *testing.T) {
+	off := MustOpenStore(t)
+	on := MustOpenStore(t)
+	withEvents(t, on)
+	lookups := func(f *fixture) (state, away, leave int64) {
+		j := f.mustJoin(t, "r", "alice", "tab")
+		r := ref("r", "alice", "tab", j.Session.Generation)
+		measure := func(op func() error) int64 {
+			before := f.store.DocumentLookups()
+			if err := op(); err != nil {
+				t.Fatal(err)
+			}
+			return f.store.DocumentLookups() - before
+		}
+		state = measure(func() error {
+			_, err := f.store.SetState(f.ctx, presence.StateRequest{SessionRef: r, State: presence.State{"mood": "busy"}})
+			return err
+		})
+		away = measure(func() error {
+			_, err := f.store.HeartbeatAway(f.ctx, presence.AwayRequest{SessionRef: r, Away: true})
+			return err
+		})
+		leave = measure(func() error {
+			_, err := f.store.Leave(f.ctx, r)
+			return err
+		})
+		return state, away, leave
+	}
+	s0, a0, l0 := lookups(off)
+	s1, a1, l1 := lookups(on)
+	if s1 != s0 || a1 != a0 || l1 != l0 {
+		t.Fatalf("round trips reading documents with events on (state, away, leave) = (%d, %d, %d); with them off (%d, %d, %d): want the same",
+			s1, a1, l1, s0, a0, l0)
+	}
+}
+
 // A transaction attempt that is rolled back leaves no event. Alice opens
 // two more tabs at once through two instances; each join's first attempt
 // waits after its reads until the other has read, so both stage an update

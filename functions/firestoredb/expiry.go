@@ -40,7 +40,7 @@ func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (
 	var plan presence.DeparturePlan
 	k := presence.SessionKey{RoomID: c.RoomID, ParticipantID: c.ParticipantID, SessionID: c.SessionID}
 	err := s.transact(ctx, "expiring a session", func(tx *txn, now time.Time) error {
-		st, err := s.readDeparture(ctx, tx, now, k)
+		st, cursor, err := s.readDeparture(ctx, tx, now, k)
 		if err != nil {
 			return err
 		}
@@ -48,7 +48,7 @@ func (s *Store) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (
 		if res.Outcome != presence.Done {
 			return nil
 		}
-		return s.applyDeparture(tx, now, k, st.Participant, plan)
+		return s.applyDeparture(tx, now, k, st.Participant, plan, cursor)
 	})
 	if err != nil || !plan.DeleteParticipant {
 		return res, err

@@ -1,6 +1,7 @@
 package firestoredb
 
 import (
+	"cloud.google.com/go/firestore"
 	"context"
 	"time"
 
@@ -28,14 +29,14 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 	attempt := newAttemptTimer(stepLeaveBegin)
 	err := s.transact(ctx, "leave", func(tx *txn, now time.Time) error {
 		attempt.begin(ctx, stepLeaveRetried)
-		st, err := s.readDeparture(ctx, tx, now, ref.SessionKey)
+		st, cursor, err := s.readDeparture(ctx, tx, now, ref.SessionKey)
 		steptime.Since(ctx, stepLeaveRead, attempt.began)
 		if err != nil {
 			return err
 		}
 		plan = s.settings.PlanLeave(now, st, ref)
 		defer attempt.stage()
-		return s.applyDeparture(tx, now, ref.SessionKey, st.Participant, plan)
+		return s.applyDeparture(tx, now, ref.SessionKey, st.Participant, plan, cursor)
 	})
 	attempt.done(ctx, stepLeaveCommit)
 	steptime.Since(ctx, stepLeaveTxn, began)
@@ -66,36 +67,50 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 // readDeparture reads what removing one session at now depends on: in tx,
 // the user's roster entry and the session; the user's other sessions, when
 // the entry does not prove there are none (sessionsUnder), beside it, those
-// judged ended again in tx (see userSessions).
-func (s *Store) readDeparture(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey) (presence.DepartureState, error) {
+// judged ended again in tx (see userSessions). With events on, it reads
+// the user's event cursor in the same round trip and returns it for
+// cursorFrom (nil when events are off): a departure that gets this far
+// is nearly always a visible change.
+func (s *Store) readDeparture(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey) (presence.DepartureState, *firestore.DocumentSnapshot, error) {
 	var st presence.DepartureState
-	snaps, err := tx.getAll(s.participant(k.RoomID, k.ParticipantID), s.session(k))
+	snaps, err := tx.getAll(append([]*firestore.DocumentRef{s.participant(k.RoomID, k.ParticipantID), s.session(k)},
+		s.cursorRefs(k.RoomID, k.ParticipantID)...)...)
 	if err != nil {
-		return st, err
+		return st, nil, err
 	}
+	cursor := snapAt(snaps, 2)
 	s.pause(hookAfterDepartureReads)
 	if st.Participant, err = decodeParticipant(snaps[0], k.RoomID, k.ParticipantID); err != nil {
-		return st, err
+		return st, nil, err
 	}
 	if st.Session, err = decodeSession(snaps[1]); err != nil || st.Session == nil {
 		// Gone (a repeated leave, an expiry already done): every
 		// departure plan is then a no-op that looks at no sibling.
-		return st, err
+		return st, cursor, err
 	}
 	st.Sessions, err = s.sessionsUnder(ctx, tx, now, k, st.Participant, st.Session)
-	return st, err
+	return st, cursor, err
+}
+
+// snapAt is snaps[i], or nil when snaps is shorter: a document read only
+// in some configurations (cursorRefs).
+func snapAt(snaps []*firestore.DocumentSnapshot, i int) *firestore.DocumentSnapshot {
+	if i < len(snaps) {
+		return snaps[i]
+	}
+	return nil
 }
 
 // applyDeparture writes a departure plan inside tx, for the user's entry
 // as read (entry). A plan that removes nothing writes nothing.
-func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, entry *presence.Participant, plan presence.DeparturePlan) error {
+func (s *Store) applyDeparture(tx *txn, now time.Time, k presence.SessionKey, entry *presence.Participant, plan presence.DeparturePlan, cursor *firestore.DocumentSnapshot) error {
 	if !plan.Removed {
 		return nil
 	}
-	var event *eventBase // the last read: the writes follow
+	var event *eventBase // the last read (a room older than events): the writes follow
 	if plan.VisibleChange() {
 		var err error
-		if event, err = s.readCursor(tx, k.RoomID, k.ParticipantID, time.Time{}); err != nil {
+		if event, err = s.cursorFrom(tx, cursor, k.RoomID, k.ParticipantID, time.Time{}); err != nil {
 			return err
 		}
 	}

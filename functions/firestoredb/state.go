@@ -1,6 +1,7 @@
 package firestoredb
 
 import (
+	"cloud.google.com/go/firestore"
 	"context"
 	"time"
 
@@ -33,7 +34,10 @@ func (s *Store) SetState(ctx context.Context, req presence.StateRequest) (presen
 	var res presence.StateResult
 	var src revisionSource // where the reply's revision is read
 	err := s.transact(ctx, "state", func(tx *txn, now time.Time) error {
-		snaps, err := tx.getAll(s.session(req.SessionKey), entryRef)
+		// With events on, the user's event cursor too, in the same round
+		// trip: a state update is nearly always a visible change.
+		snaps, err := tx.getAll(append([]*firestore.DocumentRef{s.session(req.SessionKey), entryRef},
+			s.cursorRefs(req.RoomID, req.ParticipantID)...)...)
 		if err != nil {
 			return err
 		}
@@ -52,7 +56,7 @@ func (s *Store) SetState(ctx context.Context, req presence.StateRequest) (presen
 			return err
 		}
 		res.State = next.State
-		event, err := s.readCursor(tx, req.RoomID, req.ParticipantID, time.Time{})
+		event, err := s.cursorFrom(tx, snapAt(snaps, 2), req.RoomID, req.ParticipantID, time.Time{})
 		if err != nil {
 			return err
 		}
