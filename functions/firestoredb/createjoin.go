@@ -93,24 +93,28 @@ func (s *Store) roomThere(ctx context.Context, roomID string) bool {
 // into a missing room decides on: the user's entry (listed: there is one,
 // and nothing else is read), the policy, the session, the per-user
 // document and the departure record, which it returns.
-func (s *Store) readCreatingState(tx *txn, req presence.JoinRequest) (st presence.JoinState, left *presence.Departure, listed bool, err error) {
-	snaps, err := tx.getAll(s.participant(req.RoomID, req.ParticipantID), s.policy(req.RoomID), s.session(req.SessionKey),
-		s.userRooms(req.ParticipantID), s.departureRef(req.RoomID, req.ParticipantID))
+//
+// With events on it reads the user's event cursor in the same round trip
+// and returns it for cursorFrom (nil when events are off): a creating join
+// that is not refused always adds the user's entry.
+func (s *Store) readCreatingState(tx *txn, req presence.JoinRequest) (st presence.JoinState, left *presence.Departure, cursor *firestore.DocumentSnapshot, listed bool, err error) {
+	snaps, err := tx.getAll(append([]*firestore.DocumentRef{s.participant(req.RoomID, req.ParticipantID), s.policy(req.RoomID), s.session(req.SessionKey),
+		s.userRooms(req.ParticipantID), s.departureRef(req.RoomID, req.ParticipantID)}, s.cursorRefs(req.RoomID, req.ParticipantID)...)...)
 	if err != nil || snaps[0].Exists() {
-		return st, nil, err == nil, err
+		return st, nil, nil, err == nil, err
 	}
 	if st.Policy, err = decodePolicy(snaps[1]); err != nil {
-		return st, nil, false, err
+		return st, nil, nil, false, err
 	}
 	own, err := decodeSession(snaps[2])
 	if err != nil {
-		return st, nil, false, err
+		return st, nil, nil, false, err
 	}
 	if own != nil {
 		st.Sessions = []presence.Session{*own}
 	}
-	left, err = s.readNewUserDocs(tx, req, &st, snaps[3:])
-	return st, left, false, err
+	left, err = s.readNewUserDocs(tx, req, &st, snaps[3:5])
+	return st, left, snapAt(snaps, 5), false, err
 }
 
 // createAndJoin admits req into the room looked at and found missing,
@@ -129,7 +133,7 @@ func (s *Store) createAndJoin(ctx context.Context, req presence.JoinRequest, cro
 		now = now.Truncate(time.Microsecond)
 		s.pause(hookBeforeJoinReads)
 		outcome = joinedCreating
-		st, left, listed, err := s.readCreatingState(tx, req)
+		st, left, cursor, listed, err := s.readCreatingState(tx, req)
 		if err != nil {
 			return err
 		}
@@ -154,7 +158,7 @@ func (s *Store) createAndJoin(ctx context.Context, req presence.JoinRequest, cro
 		if out.plan.RoomStep != presence.NoRoomStep || !out.plan.AddsEntry {
 			return fmt.Errorf("join: the created room's first join planned no entry")
 		}
-		event, err := s.readCursor(tx, req.RoomID, req.ParticipantID, room.CreatedAt)
+		event, err := s.cursorFrom(tx, cursor, req.RoomID, req.ParticipantID, room.CreatedAt)
 		if err != nil {
 			return err
 		}

@@ -241,12 +241,21 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		if look == nil {
 			early = s.newUserRefs(req.RoomID, req.ParticipantID)
 		}
+		if len(early) > 0 {
+			// And, with events on, the user's event cursor: a user not
+			// known listed is nearly always added.
+			early = append(early, s.cursorRefs(req.RoomID, req.ParticipantID)...)
+		}
 		snaps, err := tx.getAll(append(refs, early...)...)
 		if err != nil {
 			return err
 		}
 		newUserSnaps := snaps[len(refs):]
 		snaps = snaps[:len(refs)]
+		var cursor *firestore.DocumentSnapshot // nil: read when needed
+		if len(newUserSnaps) > 2 {
+			cursor, newUserSnaps = newUserSnaps[2], newUserSnaps[:2]
+		}
 		if look != nil {
 			snaps = append([]*firestore.DocumentSnapshot{nil}, snaps...)
 		}
@@ -334,10 +343,14 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		}
 		defer attempt.stage() // what follows is staged, then committed
 		var event *eventBase  // the last read: the writes follow
-		if plan.WriteParticipant {
-			if event, err = s.readCursor(tx, req.RoomID, req.ParticipantID, st.Room.CreatedAt); err != nil {
-				return err
-			}
+		switch {
+		case plan.WriteParticipant && cursor != nil:
+			event, err = s.cursorFrom(tx, cursor, req.RoomID, req.ParticipantID, st.Room.CreatedAt)
+		case plan.WriteParticipant:
+			event, err = s.readCursor(tx, req.RoomID, req.ParticipantID, st.Room.CreatedAt)
+		}
+		if err != nil {
+			return err
 		}
 		if plan.FenceParticipant && !plan.WriteParticipant {
 			if err := tx.set(participantRef, participantToRecord(plan.Participant)); err != nil {
