@@ -29,21 +29,16 @@ func TestJoin_ANewUserArrivingInACrowdIsJudgedBeforeItsTransaction(t *testing.T)
 	var attempts atomic.Int32
 	f.store.SetBeforeJoinReads(func() { attempts.Add(1) })
 	secondClaimed := make(chan int32, 1)
-	firstHeld, release := holdTheFirstClaim(f.store, func() { secondClaimed <- attempts.Load() })
-	ann := joinAsync(f.store, "crowd", "ann")
-	<-firstHeld
-	bob := joinAsync(f.store, "crowd", "bob")
-	select {
-	case began := <-secondClaimed:
-		if began != 1 {
-			t.Errorf("the second join claimed after %d transaction attempts had begun; want 1, the first join's", began)
+	f.twoNewUsersArrive(t, func() { secondClaimed <- attempts.Load() }, func() {
+		select {
+		case began := <-secondClaimed:
+			if began != 1 {
+				t.Errorf("the second join claimed after %d transaction attempts had begun; want 1, the first join's", began)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("the second join did not claim while the first was held in its transaction")
 		}
-	case <-time.After(30 * time.Second):
-		t.Error("the second join did not claim while the first was held in its transaction")
-	}
-	close(release)
-	mustAllJoin(t, ann, bob)
-	f.mustSettleAs(t, "crowd", "[ann bob host]")
+	})
 }
 
 // The same arrival, seen from the second join's transaction: it is begun
@@ -59,23 +54,18 @@ func TestJoin_ATransactionBeginsWhileItsClaimIsJudged(t *testing.T) {
 	var once sync.Once
 	f.store.SetAttemptWaits(func() { once.Do(func() { close(waiting) }) })
 	begun := make(chan bool, 1)
-	firstHeld, release := holdTheFirstClaim(f.store, func() {
+	f.twoNewUsersArrive(t, func() {
 		select {
 		case <-waiting:
 			begun <- true
 		case <-time.After(20 * time.Second):
 			begun <- false
 		}
+	}, func() {
+		if !<-begun {
+			t.Error("the second join's transaction had not begun while its claim was held before its judgement; want its attempt waiting for the judgement")
+		}
 	})
-	ann := joinAsync(f.store, "crowd", "ann")
-	<-firstHeld
-	bob := joinAsync(f.store, "crowd", "bob")
-	if !<-begun {
-		t.Error("the second join's transaction had not begun while its claim was held before its judgement; want its attempt waiting for the judgement")
-	}
-	close(release)
-	mustAllJoin(t, ann, bob)
-	f.mustSettleAs(t, "crowd", "[ann bob host]")
 }
 
 // The same arrival into a room whose cap leaves one place: the second
@@ -102,6 +92,22 @@ func TestJoin_ANewUserJudgedBeforeItsTransactionCountsTheClaimsAhead(t *testing.
 		t.Fatalf("bob, behind ann's claim for the one place left: %v; want room_full", err)
 	}
 	f.mustSettleAs(t, "one-left", "[ann host]")
+}
+
+// twoNewUsersArrive has ann join "crowd" through f.store and, while her
+// join is held right after her claim (inside her transaction), bob: a
+// crowd arriving. onSecond runs when bob has claimed, whileHeld while ann
+// is still held; then both must be admitted, leaving no claim behind.
+func (f *fixture) twoNewUsersArrive(t *testing.T, onSecond, whileHeld func()) {
+	t.Helper()
+	firstHeld, release := holdTheFirstClaim(f.store, onSecond)
+	ann := joinAsync(f.store, "crowd", "ann")
+	<-firstHeld
+	bob := joinAsync(f.store, "crowd", "bob")
+	whileHeld()
+	close(release)
+	mustAllJoin(t, ann, bob)
+	f.mustSettleAs(t, "crowd", "[ann bob host]")
 }
 
 // holdTheFirstClaim holds the first join that claims a place through s

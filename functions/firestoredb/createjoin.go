@@ -98,8 +98,8 @@ func (s *Store) roomThere(ctx context.Context, roomID string) bool {
 // and returns it for cursorFrom (nil when events are off): a creating join
 // that is not refused always adds the user's entry.
 func (s *Store) readCreatingState(tx *txn, req presence.JoinRequest) (st presence.JoinState, left *presence.Departure, cursor *firestore.DocumentSnapshot, listed bool, err error) {
-	snaps, err := tx.getAll(append([]*firestore.DocumentRef{s.participant(req.RoomID, req.ParticipantID), s.policy(req.RoomID), s.session(req.SessionKey),
-		s.userRooms(req.ParticipantID), s.departureRef(req.RoomID, req.ParticipantID)}, s.cursorRefs(req.RoomID, req.ParticipantID)...)...)
+	snaps, cursor, err := s.getAllWithCursor(tx, req.RoomID, req.ParticipantID, s.participant(req.RoomID, req.ParticipantID),
+		s.policy(req.RoomID), s.session(req.SessionKey), s.userRooms(req.ParticipantID), s.departureRef(req.RoomID, req.ParticipantID))
 	if err != nil || snaps[0].Exists() {
 		return st, nil, nil, err == nil, err
 	}
@@ -113,8 +113,8 @@ func (s *Store) readCreatingState(tx *txn, req presence.JoinRequest) (st presenc
 	if own != nil {
 		st.Sessions = []presence.Session{*own}
 	}
-	left, err = s.readNewUserDocs(tx, req, &st, snaps[3:5])
-	return st, left, snapAt(snaps, 5), false, err
+	left, err = s.readNewUserDocs(tx, req, &st, snaps[3:])
+	return st, left, cursor, false, err
 }
 
 // createAndJoin admits req into the room looked at and found missing,

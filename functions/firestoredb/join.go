@@ -241,21 +241,21 @@ func (s *Store) joinOnce(ctx context.Context, req presence.JoinRequest, src *rev
 		if look == nil {
 			early = s.newUserRefs(req.RoomID, req.ParticipantID)
 		}
-		if len(early) > 0 {
-			// And, with events on, the user's event cursor: a user not
-			// known listed is nearly always added.
-			early = append(early, s.cursorRefs(req.RoomID, req.ParticipantID)...)
+		// And, for such a user, with events on, the event cursor: a user
+		// not known listed is nearly always added.
+		var snaps []*firestore.DocumentSnapshot
+		var cursor *firestore.DocumentSnapshot // nil: read when needed
+		var err error
+		if all := append(refs, early...); len(early) > 0 {
+			snaps, cursor, err = s.getAllWithCursor(tx, req.RoomID, req.ParticipantID, all...)
+		} else {
+			snaps, err = tx.getAll(all...)
 		}
-		snaps, err := tx.getAll(append(refs, early...)...)
 		if err != nil {
 			return err
 		}
 		newUserSnaps := snaps[len(refs):]
 		snaps = snaps[:len(refs)]
-		var cursor *firestore.DocumentSnapshot // nil: read when needed
-		if len(newUserSnaps) > 2 {
-			cursor, newUserSnaps = newUserSnaps[2], newUserSnaps[:2]
-		}
 		if look != nil {
 			snaps = append([]*firestore.DocumentSnapshot{nil}, snaps...)
 		}

@@ -1,9 +1,10 @@
 package firestoredb
 
 import (
-	"cloud.google.com/go/firestore"
 	"context"
 	"time"
+
+	"cloud.google.com/go/firestore"
 
 	"github.com/roomlease/roomlease/functions/presence"
 	"github.com/roomlease/roomlease/functions/steptime"
@@ -73,12 +74,10 @@ func (s *Store) Leave(ctx context.Context, ref presence.SessionRef) (presence.Le
 // is nearly always a visible change.
 func (s *Store) readDeparture(ctx context.Context, tx *txn, now time.Time, k presence.SessionKey) (presence.DepartureState, *firestore.DocumentSnapshot, error) {
 	var st presence.DepartureState
-	snaps, err := tx.getAll(append([]*firestore.DocumentRef{s.participant(k.RoomID, k.ParticipantID), s.session(k)},
-		s.cursorRefs(k.RoomID, k.ParticipantID)...)...)
+	snaps, cursor, err := s.getAllWithCursor(tx, k.RoomID, k.ParticipantID, s.participant(k.RoomID, k.ParticipantID), s.session(k))
 	if err != nil {
 		return st, nil, err
 	}
-	cursor := snapAt(snaps, 2)
 	s.pause(hookAfterDepartureReads)
 	if st.Participant, err = decodeParticipant(snaps[0], k.RoomID, k.ParticipantID); err != nil {
 		return st, nil, err
@@ -90,15 +89,6 @@ func (s *Store) readDeparture(ctx context.Context, tx *txn, now time.Time, k pre
 	}
 	st.Sessions, err = s.sessionsUnder(ctx, tx, now, k, st.Participant, st.Session)
 	return st, cursor, err
-}
-
-// snapAt is snaps[i], or nil when snaps is shorter: a document read only
-// in some configurations (cursorRefs).
-func snapAt(snaps []*firestore.DocumentSnapshot, i int) *firestore.DocumentSnapshot {
-	if i < len(snaps) {
-		return snaps[i]
-	}
-	return nil
 }
 
 // applyDeparture writes a departure plan inside tx, for the user's entry

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"sort"
 	"time"
 
@@ -108,19 +109,25 @@ func (s *Store) readCursor(tx *txn, roomID, uid string, lifetime time.Time) (*ev
 	return s.cursorFrom(tx, snaps[0], roomID, uid, lifetime)
 }
 
-// cursorRefs is what readCursor reads, for a transaction that reads it
-// with its first reads instead (cursorFrom): one round trip fewer for a
-// change that is visible, one read more for a request that turns out to
-// change nothing. Empty when events are off.
-func (s *Store) cursorRefs(roomID, uid string) []*firestore.DocumentRef {
+// getAllWithCursor reads refs in tx and, with events on, uid's event
+// cursor in roomID in the same round trip, for cursorFrom (nil when
+// events are off): a transaction that nearly always makes a visible change
+// reads it with its first reads instead of after them (readCursor), one
+// round trip fewer, for one read more when it turns out to change nothing.
+func (s *Store) getAllWithCursor(tx *txn, roomID, uid string, refs ...*firestore.DocumentRef) (snaps []*firestore.DocumentSnapshot, cursor *firestore.DocumentSnapshot, err error) {
 	if s.publisher == nil {
-		return nil
+		snaps, err = tx.getAll(refs...)
+		return snaps, nil, err
 	}
-	return []*firestore.DocumentRef{s.cursor(roomID, uid)}
+	snaps, err = tx.getAll(append(slices.Clip(refs), s.cursor(roomID, uid))...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return snaps[:len(refs)], snaps[len(refs)], nil
 }
 
-// cursorFrom is readCursor from the cursor as tx read it already (snap: the
-// snapshot read for cursorRefs, nil when events are off).
+// cursorFrom is readCursor from the cursor as tx read it already (snap,
+// from getAllWithCursor; nil when events are off).
 func (s *Store) cursorFrom(tx *txn, snap *firestore.DocumentSnapshot, roomID, uid string, lifetime time.Time) (*eventBase, error) {
 	if snap == nil {
 		return nil, nil

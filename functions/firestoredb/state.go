@@ -1,7 +1,6 @@
 package firestoredb
 
 import (
-	"cloud.google.com/go/firestore"
 	"context"
 	"time"
 
@@ -36,8 +35,7 @@ func (s *Store) SetState(ctx context.Context, req presence.StateRequest) (presen
 	err := s.transact(ctx, "state", func(tx *txn, now time.Time) error {
 		// With events on, the user's event cursor too, in the same round
 		// trip: a state update is nearly always a visible change.
-		snaps, err := tx.getAll(append([]*firestore.DocumentRef{s.session(req.SessionKey), entryRef},
-			s.cursorRefs(req.RoomID, req.ParticipantID)...)...)
+		snaps, cursor, err := s.getAllWithCursor(tx, req.RoomID, req.ParticipantID, s.session(req.SessionKey), entryRef)
 		if err != nil {
 			return err
 		}
@@ -56,7 +54,7 @@ func (s *Store) SetState(ctx context.Context, req presence.StateRequest) (presen
 			return err
 		}
 		res.State = next.State
-		event, err := s.cursorFrom(tx, snapAt(snaps, 2), req.RoomID, req.ParticipantID, time.Time{})
+		event, err := s.cursorFrom(tx, cursor, req.RoomID, req.ParticipantID, time.Time{})
 		if err != nil {
 			return err
 		}
