@@ -114,6 +114,9 @@ const (
 	// setting never was an interval, only the longest pause between passes.
 	EnvSweepInterval = "ROOMLEASE_SWEEP_INTERVAL"
 	EnvSweepBatch    = "ROOMLEASE_SWEEP_BATCH"
+	// EnvSweepConcurrency is how many candidates of one step a sweep pass
+	// acts on at once.
+	EnvSweepConcurrency = "ROOMLEASE_SWEEP_CONCURRENCY"
 	// EnvRevocationCheckEvery and EnvPolicyCache bound how long a revoked
 	// user or a changed room policy may go unnoticed by an instance.
 	EnvRevocationCheckEvery = "ROOMLEASE_REVOCATION_CHECK_EVERY"
@@ -284,6 +287,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.Presence.RenewWhenLeft = float64(c.Presence.Heartbeat) / float64(c.Presence.Lease)
 	}
 	whole(EnvSweepBatch, &c.Sweep.BatchSize)
+	whole(EnvSweepConcurrency, &c.Sweep.Concurrency)
 	whole(EnvRevisionShards, &c.Presence.RevisionShards)
 	whole(EnvMaxParticipants, &c.Presence.MaxParticipants)
 	whole(EnvLargeRoomThreshold, &c.Presence.LargeRoomThreshold)

@@ -38,6 +38,16 @@ func TestFromEnv(t *testing.T) {
 			t.Fatalf("overrides: %+v", c)
 		}
 	})
+	t.Run("SweepConcurrency", func(t *testing.T) {
+		c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvSweepConcurrency: "3"}))
+		if err != nil || c.Sweep.Concurrency != 3 {
+			t.Fatalf("%s=3: concurrency %d, %v", config.EnvSweepConcurrency, c.Sweep.Concurrency, err)
+		}
+		_, err = config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvSweepConcurrency: "65"}))
+		if err == nil || !strings.Contains(err.Error(), "concurrency 65") {
+			t.Fatalf("%s=65: %v, want it refused", config.EnvSweepConcurrency, err)
+		}
+	})
 	t.Run("NamedDatabase", func(t *testing.T) {
 		for _, id := range []string{"roomlease", "(default)", "presence-eu-1"} {
 			c, err := config.FromEnv(env(map[string]string{config.EnvProjectID: "p", config.EnvDatabase: id}))

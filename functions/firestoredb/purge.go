@@ -3,6 +3,7 @@ package firestoredb
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"cloud.google.com/go/firestore"
 	"google.golang.org/api/iterator"
@@ -27,18 +28,38 @@ func (s *Store) PurgeClosed(ctx context.Context, limit int) (int, error) {
 	}
 	// One record that fails (a room's documents Firestore keeps refusing, a
 	// hand-edited record) must not stop the purge of the others; its error
-	// is returned with the count of those finished.
-	var errs []error
-	finished := 0
+	// is returned with the count of those finished. Rooms are purged
+	// purgeAtOnce at a time: each is a walk of many round trips, and the
+	// pass's later steps (and its next deadlines) wait for the slowest.
+	// Purging rooms at once is as safe as two sweepers purging at once.
+	var (
+		mu       sync.Mutex
+		errs     []error
+		finished int
+		wg       sync.WaitGroup
+		slots    = make(chan struct{}, purgeAtOnce)
+	)
 	for _, snap := range snaps {
-		if err := s.purgeOne(ctx, snap); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		finished++
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			err := s.purgeOne(ctx, snap)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			finished++
+		}()
 	}
+	wg.Wait()
 	return finished, errors.Join(errs...)
 }
+
+// purgeAtOnce is how many torn-down rooms PurgeClosed purges at once.
+const purgeAtOnce = 8
 
 // purgeOne finishes the teardown whose closing record snap is.
 func (s *Store) purgeOne(ctx context.Context, snap *firestore.DocumentSnapshot) error {

@@ -16,6 +16,13 @@ type Config struct {
 	EnforceSharePercent *float64
 	RunBudget           time.Duration // how long Run keeps sweeping; default 55s
 	BatchSize           int           // rows per step of a pass; default 200
+	// Concurrency is how many candidates of one step (sessions to expire,
+	// rooms to check, typing signals to clear) a pass acts on at once;
+	// default 8. Each candidate is its own transaction that re-checks what
+	// it acts on, as it must against other sweepers anyway, so acting on
+	// several at once decides nothing differently; it only stops one slow
+	// step from delaying every deadline listed after it.
+	Concurrency int
 	// PassTimeout bounds one pass. Firestore's client retries an
 	// unreachable backend until the context's deadline, so this is also how
 	// long a pass waits before it reports an outage.
@@ -53,6 +60,9 @@ func (c Config) withDefaults() Config {
 	if c.BatchSize == 0 {
 		c.BatchSize = 200
 	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 8
+	}
 	return c
 }
 
@@ -70,6 +80,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.BatchSize < 1 || c.BatchSize > 500:
 		return fmt.Errorf("sweep batch size %d must be between 1 and 500", c.BatchSize)
+	case c.Concurrency < 1 || c.Concurrency > 64:
+		return fmt.Errorf("sweep concurrency %d must be between 1 and 64", c.Concurrency)
 	case c.MinWait <= 0 || c.MaxWait < c.MinWait:
 		return fmt.Errorf("sweep waits must satisfy 0 < min (%v) <= max (%v)", c.MinWait, c.MaxWait)
 	case c.RunBudget < 0:

@@ -38,7 +38,10 @@
 // off in slices. A failed listing stops the pass where it is (fail closed:
 // nothing is deleted on a failed read), is reported, and the sweeper backs
 // off; a candidate whose own step fails is skipped, so that one that keeps
-// failing cannot stop the cleanup of all the others.
+// failing cannot stop the cleanup of all the others. Within a step, up to
+// Config.Concurrency candidates are acted on at once, started oldest first
+// (forEach), so that a burst of deadlines ending together is met together;
+// policy enforcement and the events relay go one at a time.
 //
 // What is not guaranteed: timeliness while Firestore is unavailable, and
 // cleanup of state whose session documents TTL removed while no sweeper ran

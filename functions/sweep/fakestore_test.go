@@ -253,6 +253,11 @@ const maxFakeSleeps = 1000
 func sweeperOnFake(tb testing.TB, store *fakeStore, cfg sweep.Config) *onFake {
 	tb.Helper()
 	h := &onFake{store: store, clock: testclock.New(testclock.Start), logs: &testlog.Buffer{}}
+	if cfg.Concurrency == 0 {
+		// These tests read the calls back in order: one candidate at a
+		// time. TestSweeper_ActsOnCandidatesAtOnce sets its own.
+		cfg.Concurrency = 1
+	}
 	s, err := sweep.New(store, cfg, h.clock.Now, func(ctx context.Context, d time.Duration) error {
 		h.sleeps = append(h.sleeps, d)
 		h.clock.Advance(d)

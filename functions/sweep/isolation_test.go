@@ -37,10 +37,53 @@ func crashFour(t *testing.T, f *fixture) {
 }
 
 // passRefusing runs one pass on a store whose expiries fail for the
-// candidates refuse picks.
+// candidates refuse picks, acting on one candidate at a time so that which
+// ones a stopping pass never started is known.
 func passRefusing(t *testing.T, f *fixture, refuse func(presence.ExpiryCandidate) bool) sweep.PassReport {
 	t.Helper()
-	return f.sweeper(t, &refusingStore{Store: f.store, refuse: refuse}, sweep.Config{}).Pass(f.ctx)
+	return f.sweeper(t, &refusingStore{Store: f.store, refuse: refuse}, sweep.Config{Concurrency: 1}).Pass(f.ctx)
+}
+
+// slowStore is the real store with room-a's expiry held until the other
+// rooms' expiries have all returned.
+type slowStore struct {
+	sweep.Store
+	others chan struct{} // one value per other expiry returned
+	n      int           // how many others to wait for
+}
+
+func (s *slowStore) ExpireSession(ctx context.Context, c presence.ExpiryCandidate) (presence.ExpiryResult, error) {
+	if c.RoomID != "room-a" {
+		defer func() { s.others <- struct{}{} }()
+		return s.Store.ExpireSession(ctx, c)
+	}
+	for range s.n {
+		select {
+		case <-s.others:
+		case <-time.After(10 * time.Second):
+			return presence.ExpiryResult{}, errors.New("the other expiries did not run while room-a's was held")
+		}
+	}
+	return s.Store.ExpireSession(ctx, c)
+}
+
+// A candidate whose step is slow (a contended room, a slow round trip)
+// must not hold up the deadlines listed after it: the pass acts on several
+// at once. room-a, listed first, is held until b's, c's and d's expiries
+// have committed; acting one at a time, they would never start.
+func TestSweep_ASlowCandidateDoesNotHoldUpTheOthers(t *testing.T) {
+	f := MustOpen(t)
+	crashFour(t, f)
+	slow := &slowStore{Store: f.store, others: make(chan struct{}, 3), n: 3}
+	r := f.sweeper(t, slow, sweep.Config{}).Pass(f.ctx)
+	if r.Err != nil || r.ItemErr != nil || r.SessionsExpired != 4 {
+		t.Fatalf("pass with a slow first candidate: err=%v itemErr=%v %+v; want all four expired", r.Err, r.ItemErr, r.Counts)
+	}
+	for _, uid := range []string{"a", "b", "c", "d"} {
+		if f.exists(t, "rooms/room-"+uid+"/participants/"+uid) {
+			t.Errorf("%s is still listed", uid)
+		}
+	}
 }
 
 // One candidate that keeps failing must not hold up the others: listed
@@ -66,7 +109,8 @@ func TestSweep_AFailingCandidateDoesNotStopThePass(t *testing.T) {
 
 // Several failures in one pass look like Firestore failing: the pass stops
 // (the run then backs off), and what comes after the last allowed failure
-// waits for a later pass.
+// waits for a later pass. (Acting on several at once, those already
+// started when the third failure comes finish; none starts after it.)
 func TestSweep_ManyFailingCandidatesStopThePass(t *testing.T) {
 	f := MustOpen(t)
 	crashFour(t, f)

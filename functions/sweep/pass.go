@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/roomlease/roomlease/functions/presence"
@@ -28,7 +30,17 @@ type pass struct {
 	// observed.
 	share int
 	now   time.Time // read once the mode is known; every step lists as of it
-	r     PassReport
+
+	// mu guards r while candidates are acted on at once (forEach): each
+	// records into a report of its own, added to r as it finishes.
+	mu sync.Mutex
+	r  PassReport
+}
+
+// forItem is the pass as one candidate's act sees it: the same context,
+// mode and time, and an empty report of its own.
+func (p *pass) forItem() *pass {
+	return &pass{ctx: p.ctx, cfg: p.cfg, log: p.log, mode: p.mode, share: p.share, now: p.now}
 }
 
 // step is one step of a pass. It returns nil to go on with the next step,
@@ -81,6 +93,8 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 // in one pass, look like Firestore itself failing: then the pass stops and
 // the run backs off.
 func (p *pass) itemFailed(step string, err error) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.r.FailedSteps++
 	failure := &stepError{step: step, err: err}
 	if p.ctx.Err() != nil || p.r.FailedSteps >= maxItemFailures {
@@ -105,27 +119,60 @@ func (p *pass) skip(paths []string) {
 }
 
 // eachCandidate is the shape of a step that lists candidates and acts on
-// each (steps 2, 4 and 5). A failed listing ends the pass as the failed
+// each (steps 2, 4, 5 and 7). A failed listing ends the pass as the failed
 // step listing (fail closed: nothing is acted upon on a failed read); the
 // documents that are not presence data are skipped; a listing as long as
-// the batch means more work is waiting; and each candidate is acted on
-// (forEach).
-func eachCandidate[T any](p *pass, listing string, l presence.Listing[T], err error, item string, act func(T) error) error {
+// the batch means more work is waiting; and the candidates are acted on,
+// up to Concurrency at once (forEach).
+func eachCandidate[T any](p *pass, listing string, l presence.Listing[T], err error, item string, act func(*pass, T) error) error {
 	if err != nil {
 		return &stepError{step: listing, err: err}
 	}
 	p.skip(l.Undecodable)
 	p.r.Backlog = p.r.Backlog || l.Len() == p.cfg.BatchSize
-	return forEach(p, item, l.Items, act)
+	return forEach(p, item, l.Items, p.cfg.Concurrency, act)
 }
 
-// forEach acts on each candidate in turn; one whose act fails is the
-// failed step item, skipped unless itemFailed ends the pass.
-func forEach[T any](p *pass, item string, candidates []T, act func(T) error) error {
+// forEach acts on the candidates, up to atOnce at a time, started in the
+// order listed (oldest first); one whose act fails is the failed step item,
+// skipped unless itemFailed ends the pass, and then no further candidate
+// is started (those already started finish). Each act gets its own view of
+// the pass (forItem), whose report is added to the pass's when it returns.
+//
+// Acting on candidates at once is safe because each act is a transaction
+// that re-checks what it acts on: two sweepers' passes (overlapping runs)
+// already act on the same candidates at once. With atOnce 1 the candidates
+// are acted on strictly in turn, for steps whose acts share state.
+func forEach[T any](p *pass, item string, candidates []T, atOnce int, act func(*pass, T) error) error {
+	slots := make(chan struct{}, max(atOnce, 1))
+	var (
+		wg      sync.WaitGroup
+		stopped atomic.Bool
+	)
 	for _, c := range candidates {
-		if err := act(c); err != nil && p.itemFailed(item, err) {
-			return errPassStopped
+		slots <- struct{}{}
+		// A slot is free only once the act before it has recorded its
+		// failure, so with one slot nothing starts after a stopping one.
+		if stopped.Load() {
+			<-slots
+			break
 		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			ip := p.forItem()
+			err := act(ip, c)
+			p.mu.Lock()
+			p.r.merge(ip.r)
+			p.mu.Unlock()
+			if err != nil && p.itemFailed(item, err) {
+				stopped.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	if stopped.Load() {
+		return errPassStopped
 	}
 	return nil
 }
@@ -172,19 +219,19 @@ func modeInForce(ctx context.Context, set presence.ModeSetting, defaultMode Mode
 func expireLeases(store LeaseExpirer) step {
 	return func(p *pass) error {
 		expired, err := store.ExpiredSessions(p.ctx, p.now, p.cfg.BatchSize)
-		return eachCandidate(p, "listing expired sessions", expired, err, "expiring a session", func(c presence.ExpiryCandidate) error {
-			res, err := store.ExpireSession(p.ctx, c)
+		return eachCandidate(p, "listing expired sessions", expired, err, "expiring a session", func(ip *pass, c presence.ExpiryCandidate) error {
+			res, err := store.ExpireSession(ip.ctx, c)
 			if err != nil {
 				return err
 			}
 			switch res.Outcome {
 			case presence.Done:
-				p.r.SessionsExpired++
+				ip.r.SessionsExpired++
 				if res.RoomSuspected {
-					p.r.RoomsSuspected++
+					ip.r.RoomsSuspected++
 				}
 			case presence.Conflict:
-				p.r.GenerationConflicts++
+				ip.r.GenerationConflicts++
 			}
 			return nil
 		})
@@ -195,10 +242,10 @@ func expireLeases(store LeaseExpirer) step {
 func clearTyping(store TypingClearer) step {
 	return func(p *pass) error {
 		typing, err := store.ExpiredTyping(p.ctx, p.now, p.cfg.BatchSize)
-		return eachCandidate(p, "listing expired typing", typing, err, "clearing typing", func(c presence.TypingCandidate) error {
-			out, err := store.ClearTyping(p.ctx, c)
+		return eachCandidate(p, "listing expired typing", typing, err, "clearing typing", func(ip *pass, c presence.TypingCandidate) error {
+			out, err := store.ClearTyping(ip.ctx, c)
 			if err == nil && out == presence.Done {
-				p.r.TypingCleared++
+				ip.r.TypingCleared++
 			}
 			return err
 		})
@@ -209,9 +256,9 @@ func clearTyping(store TypingClearer) step {
 func foldDepartures(store DepartureFolder) step {
 	return func(p *pass) error {
 		stale, err := store.StaleDepartures(p.ctx, p.now, p.cfg.BatchSize)
-		return eachCandidate(p, "listing departures to fold", stale, err, "folding departures", func(b presence.StaleDepartures) error {
-			n, err := store.FoldDepartures(p.ctx, b)
-			p.r.DeparturesFolded += n
+		return eachCandidate(p, "listing departures to fold", stale, err, "folding departures", func(ip *pass, b presence.StaleDepartures) error {
+			n, err := store.FoldDepartures(ip.ctx, b)
+			ip.r.DeparturesFolded += n
 			return err
 		})
 	}
@@ -226,25 +273,23 @@ func foldDepartures(store DepartureFolder) step {
 func checkDueRooms(store DueRoomChecker) step {
 	return func(p *pass) error {
 		due, err := store.DueRooms(p.ctx, p.now, p.cfg.BatchSize, p.r.unreportedOnly())
-		item, check := "checking a room for teardown", func(room presence.Room) error {
+		item, check := "checking a room for teardown", func(ip *pass, room presence.Room) error {
 			// The slice is the room id's: the same treatment on every
 			// pass at this share (rollout.go).
-			return p.tearDown(store, room, p.mode == Enforce && presence.InEnforcedSlice(room.ID, p.share))
+			return ip.tearDown(store, room, ip.mode == Enforce && presence.InEnforcedSlice(room.ID, ip.share))
 		}
 		if p.mode == Off {
-			item, check = "reporting a due room", func(room presence.Room) error {
-				marked, err := store.MarkReported(p.ctx, presence.CandidateOf(room))
+			item, check = "reporting a due room", func(ip *pass, room presence.Room) error {
+				marked, err := store.MarkReported(ip.ctx, presence.CandidateOf(room))
 				if err == nil && marked {
-					p.r.RoomsEligible++
+					ip.r.RoomsEligible++
 				}
 				return err
 			}
 		}
-		return eachCandidate(p, "listing due rooms", due, err, item, func(room presence.Room) error {
-			if age := p.now.Sub(room.CleanupAfter); age > p.r.OldestEligibleAge {
-				p.r.OldestEligibleAge = age
-			}
-			return check(room)
+		return eachCandidate(p, "listing due rooms", due, err, item, func(ip *pass, room presence.Room) error {
+			ip.r.OldestEligibleAge = ip.now.Sub(room.CleanupAfter)
+			return check(ip, room)
 		})
 	}
 }

@@ -57,26 +57,27 @@ func enforcePolicies(store PolicyEnforcer, w *policyWatermark) step {
 			next = minTime(next, changed.Items[len(changed.Items)-1].UpdatedAt)
 			p.r.Backlog = true
 		}
-		err = forEach(p, "enforcing a room policy", changed.Items, func(c presence.PolicyChange) error {
+		// One at a time: the acts share the watermark's next and done.
+		err = forEach(p, "enforcing a room policy", changed.Items, 1, func(ip *pass, c presence.PolicyChange) error {
 			if done, ok := w.done[c.RoomID]; ok && done.Equal(c.UpdatedAt) {
 				return nil
 			}
-			rep, err := store.EnforcePolicy(p.ctx, c, p.cfg.BatchSize)
+			rep, err := store.EnforcePolicy(ip.ctx, c, ip.cfg.BatchSize)
 			if err != nil {
 				next = minTime(next, c.UpdatedAt.Add(-time.Nanosecond))
 				return err
 			}
-			p.r.ParticipantsEvicted += rep.Evicted
+			ip.r.ParticipantsEvicted += rep.Evicted
 			if rep.RoomSuspected {
-				p.r.RoomsSuspected++
+				ip.r.RoomsSuspected++
 			}
 			if rep.Evicted > 0 {
-				p.log.DebugContext(p.ctx, "participants evicted by a changed room policy", "component", "sweeper",
+				ip.log.DebugContext(ip.ctx, "participants evicted by a changed room policy", "component", "sweeper",
 					"roomId", c.RoomID, "evicted", rep.Evicted)
 			}
 			if rep.More {
 				// Not finished: list this policy again next pass.
-				p.r.Backlog = true
+				ip.r.Backlog = true
 				next = minTime(next, c.UpdatedAt.Add(-time.Nanosecond))
 				return nil
 			}

@@ -63,14 +63,16 @@ func relayEvents(outbox EventOutbox, pub EventPublisher, minAge time.Duration) s
 		// within milliseconds) must not make the sweeper pass again at
 		// once, listing them again.
 		p.r.Backlog = p.r.Backlog || l.Len() == p.cfg.BatchSize && len(due) > 0
-		return forEach(p, "relaying an event", due, func(ev presence.OutboxEvent) error {
-			if err := pub.Publish(p.ctx, ev); err != nil {
+		// One at a time, oldest first: a room's events are published in
+		// the order of its ordering key.
+		return forEach(p, "relaying an event", due, 1, func(ip *pass, ev presence.OutboxEvent) error {
+			if err := pub.Publish(ip.ctx, ev); err != nil {
 				return err
 			}
-			if err := outbox.DeleteEvent(p.ctx, ev.ID); err != nil {
+			if err := outbox.DeleteEvent(ip.ctx, ev.ID); err != nil {
 				return err
 			}
-			p.r.EventsRelayed++
+			ip.r.EventsRelayed++
 			return nil
 		})
 	}

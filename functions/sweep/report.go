@@ -108,6 +108,18 @@ type PassReport struct {
 	ItemErr error
 }
 
+// merge adds what one candidate's act recorded (forEach) to the pass's
+// report: counts, lags and rooms add up, the oldest age is the larger, and
+// a backlog anywhere is the pass's.
+func (r *PassReport) merge(o PassReport) {
+	r.Counts.add(o.Counts)
+	r.CleanupLags = append(r.CleanupLags, o.CleanupLags...)
+	r.Candidates = append(r.Candidates, o.Candidates...)
+	r.Deleted = append(r.Deleted, o.Deleted...)
+	r.OldestEligibleAge = max(r.OldestEligibleAge, o.OldestEligibleAge)
+	r.Backlog = r.Backlog || o.Backlog
+}
+
 // Summary adds up the passes of one run.
 type Summary struct {
 	Counts

@@ -80,19 +80,19 @@ func (r *PassReport) classified(class presence.CandidateClass, enforced bool) {
 func classifyCandidates(store CandidateClassifier) step {
 	return func(p *pass) error {
 		pending, err := store.PendingCandidates(p.ctx, p.now, p.cfg.BatchSize)
-		return eachCandidate(p, "listing teardown candidates", pending, err, "classifying a teardown candidate", func(c presence.Candidate) error {
-			class, stored, err := store.ClassifyCandidate(p.ctx, c)
+		return eachCandidate(p, "listing teardown candidates", pending, err, "classifying a teardown candidate", func(ip *pass, c presence.Candidate) error {
+			class, stored, err := store.ClassifyCandidate(ip.ctx, c)
 			if err != nil || !stored {
 				return err
 			}
-			p.r.classified(class, c.Enforced)
+			ip.r.classified(class, c.Enforced)
 			// A per-room line (the room id is here, never in the run's
 			// summary): where an operator starts when a count moves.
 			level := slog.LevelDebug
 			if class == presence.Violation {
 				level = slog.LevelError
 			}
-			p.log.Log(p.ctx, level, "teardown candidate classified", "component", "sweeper", "roomId", c.RoomID,
+			ip.log.Log(ip.ctx, level, "teardown candidate classified", "component", "sweeper", "roomId", c.RoomID,
 				"class", string(class), "enforced", c.Enforced, "generation", c.Generation, "checkedAt", c.CheckedAt,
 				"emptySince", c.EmptySince, "cleanupAfter", c.CleanupAfter, "liveLeases", c.LiveLeases)
 			return nil

@@ -59,6 +59,7 @@ locals {
     ROOMLEASE_STATE_RATE_BURST       = tostring(var.state_rate_burst)
     ROOMLEASE_SWEEP_MAX_PAUSE        = var.sweep_max_pause
     ROOMLEASE_SWEEP_BATCH            = tostring(var.sweep_batch)
+    ROOMLEASE_SWEEP_CONCURRENCY      = tostring(var.sweep_concurrency)
     }, var.renew_when_left == null ? {} : {
     # Unset means the server's default: one heartbeat interval's share.
     ROOMLEASE_RENEW_WHEN_LEFT = tostring(var.renew_when_left)

@@ -696,6 +696,17 @@ variable "sweep_batch" {
   }
 }
 
+variable "sweep_concurrency" {
+  description = "ROOMLEASE_SWEEP_CONCURRENCY: how many candidates of one step (sessions to expire, rooms to check) a sweep pass acts on at once (1-64)."
+  type        = number
+  default     = 8
+
+  validation {
+    condition     = var.sweep_concurrency >= 1 && var.sweep_concurrency <= 64 && floor(var.sweep_concurrency) == var.sweep_concurrency
+    error_message = "sweep_concurrency must be a whole number from 1 to 64."
+  }
+}
+
 # --- Releases ----------------------------------------------------------------
 
 variable "min_client_versions" {

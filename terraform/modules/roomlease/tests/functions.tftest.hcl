@@ -98,6 +98,7 @@ run "environment_from_variables" {
       ROOMLEASE_STATE_RATE_BURST       = "5"
       ROOMLEASE_SWEEP_MAX_PAUSE        = "5s"
       ROOMLEASE_SWEEP_BATCH            = "200"
+      ROOMLEASE_SWEEP_CONCURRENCY      = "8"
     })
     error_message = "Presence environment: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"
   }
@@ -459,6 +460,7 @@ run "every_setting_reaches_both_functions" {
     state_rate_burst       = 9
     sweep_max_pause        = "2s"
     sweep_batch            = 50
+    sweep_concurrency      = 3
     min_client_versions    = "js/0.2.0,go/0.1.0"
   }
 
@@ -481,6 +483,7 @@ run "every_setting_reaches_both_functions" {
       f.service_config[0].environment_variables["ROOMLEASE_STATE_RATE_BURST"] == "9" &&
       f.service_config[0].environment_variables["ROOMLEASE_SWEEP_MAX_PAUSE"] == "2s" &&
       f.service_config[0].environment_variables["ROOMLEASE_SWEEP_BATCH"] == "50" &&
+      f.service_config[0].environment_variables["ROOMLEASE_SWEEP_CONCURRENCY"] == "3" &&
       f.service_config[0].environment_variables["ROOMLEASE_MIN_CLIENT_VERSION"] == "js/0.2.0,go/0.1.0"
     ])
     error_message = "Every setting must reach both functions: ${jsonencode(google_cloudfunctions2_function.presence.service_config[0].environment_variables)}"

@@ -230,6 +230,12 @@ run "rejects_sweep_batch_over_500" {
   expect_failures = [var.sweep_batch]
 }
 
+run "rejects_sweep_concurrency_over_64" {
+  command = plan
+  variables { sweep_concurrency = 65 }
+  expect_failures = [var.sweep_concurrency]
+}
+
 run "rejects_unknown_client_names" {
   command = plan
   variables { client_names = "client" }
