@@ -41,7 +41,8 @@
 // failing cannot stop the cleanup of all the others. Within a step, up to
 // Config.Concurrency candidates are acted on at once, started oldest first
 // (forEach), so that a burst of deadlines ending together is met together;
-// policy enforcement and the events relay go one at a time.
+// the events relay takes rooms at once, each room's events in turn, and
+// policy enforcement goes one at a time.
 //
 // What is not guaranteed: timeliness while Firestore is unavailable, and
 // cleanup of state whose session documents TTL removed while no sweeper ran

@@ -354,3 +354,103 @@ func TestEvents_AFullPageOfRecordsInFlightIsNoBacklog(t *testing.T) {
 		t.Fatalf("due records: backlog %v, relayed %d; want a backlog, 2", r.Backlog, r.EventsRelayed)
 	}
 }
+
+// waitingPublisher holds the publication of hold's event until another
+// room's event has been published, or gives up after 10 s.
+type waitingPublisher struct {
+	next  sweep.EventPublisher
+	hold  string        // the room whose publication waits
+	other chan struct{} // closed once another room's event went out
+	once  atomic.Bool
+}
+
+func (w *waitingPublisher) Publish(ctx context.Context, ev presence.OutboxEvent) error {
+	if ev.RoomID != w.hold {
+		err := w.next.Publish(ctx, ev)
+		if w.once.CompareAndSwap(false, true) {
+			close(w.other)
+		}
+		return err
+	}
+	select {
+	case <-w.other:
+	case <-time.After(10 * time.Second):
+		return errors.New("no other room's event was published while this one waited")
+	}
+	return w.next.Publish(ctx, ev)
+}
+
+// A relay with a backlog (after a Pub/Sub outage, say) publishes rooms at
+// once: r1's event, the oldest, is held until r2's has gone out. One room
+// at a time, r2's would wait behind it, and so would every deadline of the
+// sweeper's next pass.
+func TestEvents_TheRelayPublishesRoomsAtOnce(t *testing.T) {
+	f := mustOpenEvents(t)
+	dead := f.instance(t, &deadPublisher{})
+	for _, room := range []string{"r1", "r2"} {
+		if _, err := dead.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: "alice", SessionID: "tab"}}); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Advance(time.Millisecond) // r1's record is the older
+	}
+	f.clock.Advance(firestoredb.OutboxRelayAge)
+	pub := &waitingPublisher{next: f.pub, hold: "r1", other: make(chan struct{})}
+	r := f.pass(t, f.relay(t, f.store, pub))
+	if r.EventsRelayed != 2 || r.ItemErr != nil {
+		t.Fatalf("relayed %d (skipped failure %v), want both rooms' events", r.EventsRelayed, r.ItemErr)
+	}
+	if left := f.outbox(t); len(left) != 0 {
+		t.Fatalf("outbox after the relay: %v", left)
+	}
+}
+
+// failingOnce fails the first publication of fail's event.
+type failingOnce struct {
+	next   sweep.EventPublisher
+	fail   string // participant id
+	failed atomic.Bool
+	calls  atomic.Int32
+}
+
+func (f *failingOnce) Publish(ctx context.Context, ev presence.OutboxEvent) error {
+	f.calls.Add(1)
+	var d struct{ ParticipantID string }
+	_ = json.Unmarshal(ev.Data, &d)
+	if d.ParticipantID == f.fail && f.failed.CompareAndSwap(false, true) {
+		return errors.New("injected: Pub/Sub refused the publication")
+	}
+	return f.next.Publish(ctx, ev)
+}
+
+// A room's event that fails to go out holds back the room's later events
+// until the next pass, so that they do not overtake it: alice's join fails
+// once, and bob's, after it in the same room, is not published in that
+// pass. The next pass publishes both, alice's first.
+func TestEvents_ARoomsLaterEventsWaitForOneThatFailed(t *testing.T) {
+	f := mustOpenEvents(t)
+	dead := f.instance(t, &deadPublisher{})
+	for _, uid := range []string{"alice", "bob"} {
+		if _, err := dead.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: uid, SessionID: "tab"}}); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Advance(time.Millisecond)
+	}
+	pending := f.outbox(t)
+	f.clock.Advance(firestoredb.OutboxRelayAge)
+	pub := &failingOnce{next: f.pub, fail: "alice"}
+	sw := f.relay(t, f.store, pub)
+	if r := f.pass(t, sw); r.EventsRelayed != 0 || r.ItemErr == nil || pub.calls.Load() != 1 {
+		t.Fatalf("first pass: relayed %d, %d publications, skipped failure %v; want alice's tried once and bob's held back",
+			r.EventsRelayed, pub.calls.Load(), r.ItemErr)
+	}
+	if left := f.outbox(t); len(left) != 2 {
+		t.Fatalf("outbox after the failed pass: %v, want both records", left)
+	}
+	if r := f.pass(t, sw); r.EventsRelayed != 2 {
+		t.Fatalf("second pass relayed %d, want 2", r.EventsRelayed)
+	}
+	got := decodeEvents(t, f.sub.WaitForIDs(t, pending...))
+	if len(got) != 2 || got[0].data["participantId"] != "alice" || got[1].data["participantId"] != "bob" {
+		t.Fatalf("delivered %v, want alice's join then bob's", got)
+	}
+}

@@ -63,17 +63,39 @@ func relayEvents(outbox EventOutbox, pub EventPublisher, minAge time.Duration) s
 		// within milliseconds) must not make the sweeper pass again at
 		// once, listing them again.
 		p.r.Backlog = p.r.Backlog || l.Len() == p.cfg.BatchSize && len(due) > 0
-		// One at a time, oldest first: a room's events are published in
-		// the order of its ordering key.
-		return forEach(p, "relaying an event", due, 1, func(ip *pass, ev presence.OutboxEvent) error {
-			if err := pub.Publish(ip.ctx, ev); err != nil {
-				return err
+		// Rooms at once, each room's events in turn, oldest first: Pub/Sub
+		// keeps a room's events in the order they are published (the
+		// room is their ordering key). A room whose event fails to go out
+		// holds back its later ones until a later pass, so that they do
+		// not overtake it; other rooms go on.
+		return forEach(p, "relaying an event", byRoom(due), p.cfg.Concurrency, func(ip *pass, events []presence.OutboxEvent) error {
+			for _, ev := range events {
+				if err := pub.Publish(ip.ctx, ev); err != nil {
+					return err
+				}
+				if err := outbox.DeleteEvent(ip.ctx, ev.ID); err != nil {
+					return err
+				}
+				ip.r.EventsRelayed++
 			}
-			if err := outbox.DeleteEvent(ip.ctx, ev.ID); err != nil {
-				return err
-			}
-			ip.r.EventsRelayed++
 			return nil
 		})
 	}
+}
+
+// byRoom splits events by room, keeping their order within each room and
+// the rooms in the order of their first event.
+func byRoom(events []presence.OutboxEvent) [][]presence.OutboxEvent {
+	var rooms [][]presence.OutboxEvent
+	at := map[string]int{}
+	for _, ev := range events {
+		i, ok := at[ev.RoomID]
+		if !ok {
+			i = len(rooms)
+			at[ev.RoomID] = i
+			rooms = append(rooms, nil)
+		}
+		rooms[i] = append(rooms[i], ev)
+	}
+	return rooms
 }
