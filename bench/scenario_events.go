@@ -28,7 +28,8 @@ type eventsResult struct {
 	HeartbeatSeconds float64 `json:"heartbeatSeconds"`
 	LeaseSeconds     float64 `json:"leaseSeconds"`
 	GraceSeconds     float64 `json:"graceSeconds"`
-	// From the committing transaction's time (ce-time) to the delivery.
+	// From the change's time (ce-time: the committing attempt's clock
+	// reading, before its commit) to the delivery.
 	Commit map[string]workload.Summary `json:"commitToDeliveryMs"`
 	// Graceful: the leave sent → its left event delivered (target ≤ 1 s).
 	Graceful workload.Summary `json:"gracefulLeaveMs"`
@@ -258,7 +259,7 @@ func eventsMarkdown(r eventsResult) string {
 	fmt.Fprintf(&b, "| … the sweeper's share: the lease's end → the expiry's commit | %s |\n", render.LatencyRow(r.ExpiryLate))
 	fmt.Fprintf(&b, "| … the sweeper's share: the grace's end → the teardown's commit | %s |\n", render.LatencyRow(r.TeardownLate))
 	for _, t := range slices.Sorted(maps.Keys(r.Commit)) {
-		fmt.Fprintf(&b, "| commit (`ce-time`) → `%s` delivered | %s |\n", strings.TrimPrefix(t, "roomlease."), render.LatencyRow(r.Commit[t]))
+		fmt.Fprintf(&b, "| the change's time (`ce-time`) → `%s` delivered | %s |\n", strings.TrimPrefix(t, "roomlease."), render.LatencyRow(r.Commit[t]))
 	}
 	fmt.Fprintf(&b, "\nUnexpected events (a heartbeat's would be one): **%d**. Rooms that did not complete: %d.\n", r.Unexpected, r.Failed)
 	for _, e := range r.Errors {
