@@ -101,6 +101,9 @@ func SweepMarkdown(res sweepResult) string {
 	t := res.Teardown
 	fmt.Fprintf(&b, "\nBacklog of %d due empty rooms: %d torn down in %d passes and %.1f s: **%.1f rooms/s** (batch %d), %.1f reads and %.1f writes per room.\n",
 		t.Rooms, t.Deleted, t.Passes, t.Seconds, t.RoomsPerSecond, t.BatchSize, t.ReadsPerRoom, t.WritesPerRoom)
+	g := res.BigRoom
+	fmt.Fprintf(&b, "\nOne room that %d people joined and left: torn down and purged in %d passes and %.1f s (longest pass %.1f s), %d failed steps; %d reads and %d writes.\n",
+		g.Participants, g.Passes, g.Seconds, g.LongestPass, g.FailedSteps, g.Reads, g.Writes)
 	return b.String()
 }
 

@@ -15,16 +15,18 @@ type sweepResult struct {
 	Idle10k  measure.SweepCost       `json:"idle10000"`
 	Ratio    float64                 `json:"readsRatio10000over10"`
 	Teardown measure.TeardownBacklog `json:"teardownBacklog"`
+	BigRoom  measure.BigRoomPurge    `json:"bigRoomPurge"`
 }
 
 // runSweep is `scripts/bench sweep`: what an idle sweeper pass costs with 10
-// and with 10 000 rooms (its reads must not grow with the rooms), and how fast
-// it tears down a backlog of due empty rooms (sweep.json, sweep.md).
+// and with 10 000 rooms (its reads must not grow with the rooms), how fast
+// it tears down a backlog of due empty rooms, and how it purges one room
+// of 1 000 (the default cap) once they have all left (sweep.json, sweep.md).
 func runSweep(ctx context.Context, o harness.Options) error {
 	var res sweepResult
-	big, backlog := 10000, 1000
+	big, backlog, people := 10000, 1000, 1000
 	if o.Quick {
-		big, backlog = 1000, 200
+		big, backlog, people = 1000, 200, 200
 	}
 	for i, n := range []int{10, big} {
 		client, err := harness.ProjectClient(ctx, "sweep")
@@ -51,6 +53,15 @@ func runSweep(ctx context.Context, o harness.Options) error {
 	defer client.Close()
 	o.Log(fmt.Sprintf("sweep: seeding %d due empty rooms", backlog))
 	if res.Teardown, err = measure.TeardownThroughput(ctx, client, backlog); err != nil {
+		return err
+	}
+	big2, err := harness.ProjectClient(ctx, "bigpurge")
+	if err != nil {
+		return err
+	}
+	defer big2.Close()
+	o.Log(fmt.Sprintf("sweep: %d people join one room and leave it", people))
+	if res.BigRoom, err = measure.PurgeBigRoom(ctx, big2, people); err != nil {
 		return err
 	}
 	return o.Write("sweep", SweepMarkdown(res), res)

@@ -169,3 +169,92 @@ func TeardownThroughput(ctx context.Context, client *firestore.Client, n int) (T
 	res.WritesPerRoom = workload.Ratio(float64(d.Writes), float64(res.Deleted))
 	return res, nil
 }
+
+// BigRoomPurge is the sweeper tearing down one room that n people joined
+// and left, and purging what they left under it.
+type BigRoomPurge struct {
+	Participants int     `json:"participants"`
+	Passes       int     `json:"passes"` // from the teardown's to the purge's end
+	Seconds      float64 `json:"seconds"`
+	LongestPass  float64 `json:"longestPassSeconds"`
+	FailedSteps  int     `json:"failedSteps"`
+	Reads        int64   `json:"reads"`
+	Writes       int64   `json:"writes"`
+	Purged       bool    `json:"purged"`
+}
+
+// PurgeBigRoom has n users join one room through the store (16 at a time,
+// each retrying what a client would retry) and then leave it, lets its
+// grace pass, and runs sweeper passes (on a clock moved past the grace)
+// until the room's documents are purged.
+func PurgeBigRoom(ctx context.Context, client *firestore.Client, n int) (BigRoomPurge, error) {
+	settings := presence.DefaultSettings()
+	var skew time.Duration // the passes' clock runs ahead by the grace
+	now := func() time.Time { return time.Now().Add(skew) }
+	store := firestoredb.New(client, settings, now)
+	res := BigRoomPurge{Participants: n}
+	joined := make([]presence.SessionRef, n)
+	if err := eachOf(ctx, n, func(i int) error {
+		k := presence.SessionKey{RoomID: "big", ParticipantID: fmt.Sprintf("u%05d", i), SessionID: "tab"}
+		j, err := store.Join(ctx, presence.JoinRequest{SessionKey: k})
+		joined[i] = presence.SessionRef{SessionKey: k, Generation: j.Session.Generation}
+		return err
+	}); err != nil {
+		return res, err
+	}
+	if err := eachOf(ctx, n, func(i int) error {
+		_, err := store.Leave(ctx, joined[i])
+		return err
+	}); err != nil {
+		return res, err
+	}
+	skew = settings.EmptyRoomGrace + time.Second
+	sw, err := sweep.New(store, sweep.Config{}, now, nil, discardLogger())
+	if err != nil {
+		return res, err
+	}
+	before := store.Ops()
+	t0 := time.Now()
+	for !res.Purged && time.Since(t0) < 10*time.Minute {
+		began := time.Now()
+		r := sw.Pass(ctx)
+		res.LongestPass = max(res.LongestPass, time.Since(began).Seconds())
+		res.Passes++
+		res.FailedSteps += r.FailedSteps
+		res.Purged = r.RoomsPurged > 0
+	}
+	res.Seconds = time.Since(t0).Seconds()
+	d := store.Ops().Sub(before)
+	res.Reads, res.Writes = d.Reads, d.Writes
+	if !res.Purged {
+		return res, fmt.Errorf("the room of %d was not purged within 10 minutes", n)
+	}
+	return res, nil
+}
+
+// eachOf runs f(0) … f(n-1), 16 at a time, each retried (up to 5 times)
+// while it fails with an error a client retries, and returns the first
+// error left.
+func eachOf(ctx context.Context, n int, f func(i int) error) error {
+	sem := make(chan struct{}, 16)
+	errs := make(chan error, n)
+	for i := range n {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			var err error
+			for range 5 {
+				if err = f(i); err == nil || presence.ErrorCode(err) != presence.EUnavailable {
+					break
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			return err
+		}
+	}
+	return nil
+}

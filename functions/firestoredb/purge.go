@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"cloud.google.com/go/firestore"
+	"golang.org/x/sync/errgroup"
 	"google.golang.org/api/iterator"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -79,6 +80,11 @@ func (s *Store) purgeOne(ctx context.Context, snap *firestore.DocumentSnapshot) 
 	return nil
 }
 
+// purgeRoom deletes what rec's teardown left under its room, depth first.
+// A collection's documents are purged purgeDocsAtOnce at a time: each
+// costs three round trips (its subcollections listed, itself read, then
+// deleted), so a room of thousands purged one document after another would
+// take minutes. Each document's children still go before it.
 func (s *Store) purgeRoom(ctx context.Context, rec *closingRecord, closingRef *firestore.DocumentRef) error {
 	var visit func(parent *firestore.DocumentRef) error
 	visit = func(parent *firestore.DocumentRef) error {
@@ -91,6 +97,8 @@ func (s *Store) purgeRoom(ctx context.Context, rec *closingRecord, closingRef *f
 			if err != nil {
 				return err
 			}
+			var g errgroup.Group
+			g.SetLimit(purgeDocsAtOnce)
 			refs := col.DocumentRefs(ctx)
 			for {
 				ref, err := refs.Next()
@@ -98,21 +106,30 @@ func (s *Store) purgeRoom(ctx context.Context, rec *closingRecord, closingRef *f
 					break
 				}
 				if err != nil {
-					return err
+					g.Go(func() error { return err })
+					break
 				}
-				// Children first, so that a crash never leaves a
-				// subcollection whose parent is already gone unvisited.
-				if err := visit(ref); err != nil {
-					return err
-				}
-				if err := s.purgeDoc(ctx, ref, col.ID, rec, closingRef); err != nil {
-					return err
-				}
+				g.Go(func() error {
+					// Children first, so that a crash never leaves a
+					// subcollection whose parent is already gone
+					// unvisited.
+					if err := visit(ref); err != nil {
+						return err
+					}
+					return s.purgeDoc(ctx, ref, col.ID, rec, closingRef)
+				})
+			}
+			if err := g.Wait(); err != nil {
+				return err
 			}
 		}
 	}
 	return visit(s.room(rec.RoomID))
 }
+
+// purgeDocsAtOnce is how many documents of one collection purgeRoom purges
+// at once.
+const purgeDocsAtOnce = 16
 
 func (s *Store) purgeDoc(ctx context.Context, ref *firestore.DocumentRef, collection string, rec *closingRecord, closingRef *firestore.DocumentRef) error {
 	snap, err := s.getDoc(ctx, ref)

@@ -27,6 +27,9 @@ type Config struct {
 	// unreachable backend until the context's deadline, so this is also how
 	// long a pass waits before it reports an outage.
 	PassTimeout time.Duration // default 20s
+	// PurgeBudget bounds a pass's purge of torn-down rooms (step 6); what
+	// is left goes on in the next pass, which then comes at once.
+	PurgeBudget time.Duration // default 5s
 	MinWait     time.Duration // shortest pause between passes; default 100ms
 	MaxWait     time.Duration // longest pause between passes; default 5s
 	MaxBackoff  time.Duration // longest pause after failures; default 30s
@@ -52,6 +55,7 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.RunBudget, 55*time.Second)
 	def(&c.PassTimeout, 20*time.Second)
+	def(&c.PurgeBudget, 5*time.Second)
 	def(&c.MinWait, 100*time.Millisecond)
 	def(&c.MaxWait, 5*time.Second)
 	def(&c.MaxBackoff, 30*time.Second)

@@ -472,3 +472,22 @@ func brief(sleeps []time.Duration) string {
 	}
 	return fmt.Sprintf("%v … (%d in all)", sleeps[:10], len(sleeps))
 }
+
+// A purge that outlasts its budget (a room of thousands of documents) is
+// unfinished, not failed: the pass goes on to its later steps, does not
+// fail or back the run off, and asks for the next pass at once, which
+// meets the deadlines that came meanwhile before it purges again.
+func TestSweeper_APurgeOutOfBudgetIsABacklogNotAFailure(t *testing.T) {
+	store := &fakeStore{purgeOutlasts: true, purged: 2}
+	h := sweeperOnFake(t, store, sweep.Config{PurgeBudget: 10 * time.Millisecond})
+	r := h.s.Pass(context.Background())
+	if r.Err != nil || r.ItemErr != nil || r.FailedSteps != 0 {
+		t.Fatalf("err %v, item err %v, %d failed steps; want the purge's budget spent without a failure", r.Err, r.ItemErr, r.FailedSteps)
+	}
+	if !r.Backlog || r.RoomsPurged != 2 {
+		t.Fatalf("backlog %v, %d purged; want a backlog and the 2 finished counted", r.Backlog, r.RoomsPurged)
+	}
+	if calls := store.callsTo("PendingCandidates"); len(calls) != 1 {
+		t.Fatalf("the steps after the purge ran %v; want step 7 run", calls)
+	}
+}

@@ -22,7 +22,8 @@
 //     only counted. Every room the check finds proven empty is recorded as a
 //     teardown candidate in the check's own commit;
 //  6. purges the documents of torn-down rooms, including teardowns a crashed
-//     sweeper left half done;
+//     sweeper left half done, for at most Config.PurgeBudget a pass (a big
+//     room's purge goes on in the next);
 //  7. classifies the teardown candidates whose reconnect window is over
 //     (confirmed, reconnect after candidate, violation), in every mode, and
 //     counts them by slice (rollout.go).

@@ -45,8 +45,11 @@ type fakeStore struct {
 	undecodable []string // listed beside the sessions
 	policyMore  bool     // EnforcePolicy stops at its limit with users left
 	purged      int      // how many teardowns PurgeClosed finishes
-	deadline    time.Time
-	deadlineErr error
+	// purgeOutlasts makes PurgeClosed run until its context ends, as the
+	// purge of a room of thousands would, and return its error.
+	purgeOutlasts bool
+	deadline      time.Time
+	deadlineErr   error
 	// pending are the candidates PendingCandidates lists; classes says
 	// what each room's classification finds (Confirmed when absent), and
 	// classifiedElsewhere names rooms another sweeper classified first.
@@ -187,9 +190,13 @@ func (f *fakeStore) MarkReported(_ context.Context, c presence.TeardownCandidate
 	return true, nil
 }
 
-func (f *fakeStore) PurgeClosed(context.Context, int) (int, error) {
+func (f *fakeStore) PurgeClosed(ctx context.Context, _ int) (int, error) {
 	if f.call("PurgeClosed") {
 		return f.purged, errInjected
+	}
+	if f.purgeOutlasts {
+		<-ctx.Done()
+		return f.purged, ctx.Err()
 	}
 	return f.purged, nil
 }

@@ -229,13 +229,27 @@ func (p *pass) tearDown(store DueRoomChecker, room presence.Room, enforce bool) 
 // this pass's and any a crashed sweeper left half done. A teardown whose
 // purge fails is one failed item: the others were finished, and the failing
 // one stays pending for the next pass.
+//
+// The step has PurgeBudget of the pass's time. A big room's purge (a
+// 10 000-person room leaves tens of thousands of documents) can outlast a
+// pass; run to the pass's deadline it would fail the pass, back the run
+// off, and hold every lease end and grace behind it. Out of budget, the
+// purge stops where it is (it is idempotent, and its record stays pending)
+// and the next pass, which comes at once, goes on with it after the
+// deadlines that came meanwhile.
 func purgeClosed(store Purger) step {
 	return func(p *pass) error {
 		if p.mode != Enforce {
 			return nil
 		}
-		n, err := store.PurgeClosed(p.ctx, p.cfg.BatchSize)
+		ctx, cancel := context.WithTimeout(p.ctx, p.cfg.PurgeBudget)
+		defer cancel()
+		n, err := store.PurgeClosed(ctx, p.cfg.BatchSize)
 		p.r.RoomsPurged = n
+		if err != nil && ctx.Err() != nil && p.ctx.Err() == nil {
+			p.r.Backlog = true // out of budget: unfinished, not failed
+			return nil
+		}
 		if err != nil && p.itemFailed("purging torn-down rooms", err) {
 			return errPassStopped
 		}
