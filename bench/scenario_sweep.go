@@ -55,13 +55,13 @@ func runSweep(ctx context.Context, o harness.Options) error {
 	if res.Teardown, err = measure.TeardownThroughput(ctx, client, backlog); err != nil {
 		return err
 	}
-	big2, err := harness.ProjectClient(ctx, "bigpurge")
+	purgeClient, err := harness.ProjectClient(ctx, "bigpurge")
 	if err != nil {
 		return err
 	}
-	defer big2.Close()
+	defer purgeClient.Close()
 	o.Log(fmt.Sprintf("sweep: %d people join one room and leave it", people))
-	if res.BigRoom, err = measure.PurgeBigRoom(ctx, big2, people); err != nil {
+	if res.BigRoom, err = measure.PurgeBigRoom(ctx, purgeClient, people); err != nil {
 		return err
 	}
 	return o.Write("sweep", SweepMarkdown(res), res)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/roomlease/roomlease/functions/firestoredb"
 	"github.com/roomlease/roomlease/functions/presence"
@@ -194,7 +195,7 @@ func PurgeBigRoom(ctx context.Context, client *firestore.Client, n int) (BigRoom
 	store := firestoredb.New(client, settings, now)
 	res := BigRoomPurge{Participants: n}
 	joined := make([]presence.SessionRef, n)
-	if err := eachOf(ctx, n, func(i int) error {
+	if err := eachOf(n, func(i int) error {
 		k := presence.SessionKey{RoomID: "big", ParticipantID: fmt.Sprintf("u%05d", i), SessionID: "tab"}
 		j, err := store.Join(ctx, presence.JoinRequest{SessionKey: k})
 		joined[i] = presence.SessionRef{SessionKey: k, Generation: j.Session.Generation}
@@ -202,7 +203,7 @@ func PurgeBigRoom(ctx context.Context, client *firestore.Client, n int) (BigRoom
 	}); err != nil {
 		return res, err
 	}
-	if err := eachOf(ctx, n, func(i int) error {
+	if err := eachOf(n, func(i int) error {
 		_, err := store.Leave(ctx, joined[i])
 		return err
 	}); err != nil {
@@ -235,26 +236,19 @@ func PurgeBigRoom(ctx context.Context, client *firestore.Client, n int) (BigRoom
 // eachOf runs f(0) … f(n-1), 16 at a time, each retried (up to 5 times)
 // while it fails with an error a client retries, and returns the first
 // error left.
-func eachOf(ctx context.Context, n int, f func(i int) error) error {
-	sem := make(chan struct{}, 16)
-	errs := make(chan error, n)
+func eachOf(n int, f func(i int) error) error {
+	var g errgroup.Group
+	g.SetLimit(16)
 	for i := range n {
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem }()
+		g.Go(func() error {
 			var err error
 			for range 5 {
 				if err = f(i); err == nil || presence.ErrorCode(err) != presence.EUnavailable {
 					break
 				}
 			}
-			errs <- err
-		}()
-	}
-	for range n {
-		if err := <-errs; err != nil {
 			return err
-		}
+		})
 	}
-	return nil
+	return g.Wait()
 }

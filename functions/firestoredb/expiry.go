@@ -115,11 +115,9 @@ func (s *Store) NextDeadline(ctx context.Context, unreportedOnly bool) (time.Tim
 	var g errgroup.Group
 	for i, q := range queries {
 		g.Go(func() error {
-			snaps, err := s.queryAll(ctx, q.q)
-			for _, snap := range snaps {
-				if t, ok := snap.Data()[q.field].(time.Time); ok && (found[i].IsZero() || t.Before(found[i])) {
-					found[i] = t
-				}
+			snaps, err := s.queryAll(ctx, q.q) // at most one row
+			if len(snaps) > 0 {
+				found[i], _ = snaps[0].Data()[q.field].(time.Time)
 			}
 			return err
 		})

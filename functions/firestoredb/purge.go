@@ -37,25 +37,23 @@ func (s *Store) PurgeClosed(ctx context.Context, limit int) (int, error) {
 		mu       sync.Mutex
 		errs     []error
 		finished int
-		wg       sync.WaitGroup
-		slots    = make(chan struct{}, purgeAtOnce)
+		g        errgroup.Group
 	)
+	g.SetLimit(purgeAtOnce)
 	for _, snap := range snaps {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
+		g.Go(func() error {
 			err := s.purgeOne(ctx, snap)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				errs = append(errs, err)
-				return
+			} else {
+				finished++
 			}
-			finished++
-		}()
+			return nil // collected above: one room's failure stops no other
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	return finished, errors.Join(errs...)
 }
 
@@ -100,13 +98,13 @@ func (s *Store) purgeRoom(ctx context.Context, rec *closingRecord, closingRef *f
 			var g errgroup.Group
 			g.SetLimit(purgeDocsAtOnce)
 			refs := col.DocumentRefs(ctx)
-			for {
+			var listErr error
+			for listErr == nil {
 				ref, err := refs.Next()
 				if errors.Is(err, iterator.Done) {
 					break
 				}
-				if err != nil {
-					g.Go(func() error { return err })
+				if listErr = err; err != nil {
 					break
 				}
 				g.Go(func() error {
@@ -119,7 +117,7 @@ func (s *Store) purgeRoom(ctx context.Context, rec *closingRecord, closingRef *f
 					return s.purgeDoc(ctx, ref, col.ID, rec, closingRef)
 				})
 			}
-			if err := g.Wait(); err != nil {
+			if err := errors.Join(g.Wait(), listErr); err != nil {
 				return err
 			}
 		}

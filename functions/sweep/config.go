@@ -17,8 +17,8 @@ type Config struct {
 	RunBudget           time.Duration // how long Run keeps sweeping; default 55s
 	BatchSize           int           // rows per step of a pass; default 200
 	// Concurrency is how many candidates of one step (sessions to expire,
-	// rooms to check, typing signals to clear) a pass acts on at once;
-	// default 8. Each candidate is its own transaction that re-checks what
+	// rooms to check, typing signals to clear, rooms whose events the
+	// relay publishes) a pass acts on at once; default 8. Each candidate is its own transaction that re-checks what
 	// it acts on, as it must against other sweepers anyway, so acting on
 	// several at once decides nothing differently; it only stops one slow
 	// step from delaying every deadline listed after it.
