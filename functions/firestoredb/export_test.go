@@ -2,6 +2,7 @@ package firestoredb
 
 import (
 	"context"
+	"time"
 
 	"github.com/roomlease/roomlease/functions/presence"
 )
@@ -141,3 +142,16 @@ func (s *Store) SetLeads(f func()) { s.setHook(hookLeads, f) }
 // (missing or in its grace) that found another join of the store leading
 // the room's step, before it waits for that join (roomlead.go).
 func (s *Store) SetFollowsLead(f func()) { s.setHook(hookFollowsLead, f) }
+
+// SettleEmptinessForTest runs, for roomID as it stands, the emptiness check
+// that a departure at departedAt runs after its commit (settleEmptiness):
+// with the roster empty and the room in its grace, a later departure
+// moves the grace to itself.
+func (s *Store) SettleEmptinessForTest(ctx context.Context, roomID string, departedAt time.Time) (presence.Emptiness, error) {
+	room, _, err := s.readRoom(ctx, roomID)
+	if err != nil || room == nil {
+		return presence.StillOccupied, err
+	}
+	_, decided, err := s.settleEmptiness(ctx, roomRevision(*room), departedAt)
+	return decided, err
+}

@@ -18,7 +18,8 @@ import (
 // lifecycle step (created, revived) and try again: each step that another
 // request won is a room that exists and is active by the next attempt, so
 // more than a few in a row means the room is being torn down and recreated
-// under our feet.
+// under our feet. A revive that loses only to a grace moving under it is
+// not such a step: the step follows the grace (stepRoomOnce).
 const maxRoomSteps = 5
 
 // Join admits req's session into its room, creating the room if needed, and

@@ -51,25 +51,69 @@ func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersio
 	return err
 }
 
+// maxGraceMoves bounds how often one revive follows a grace that moved
+// under it (stepRoomOnce). Each move is one departure of the room's
+// generation settling after the room emptied, and each departure moves the
+// grace at most once, so the moves end; the bound is for a fault, not for
+// the churn.
+const maxGraceMoves = 64
+
 // stepRoomOnce is stepRoom's look and write, made by one of the joins that
 // share it.
+//
+// A revive is written on the condition that the room is the version looked
+// at. A crowd's last departures settle one after another after the room
+// emptied, and each later one moves the grace to itself: the room's
+// version, but not its generation. Such a move is not another request's
+// lifecycle step, so the revive is planned again from the room as it now
+// stands, here, instead of returning to the join, whose steps are few
+// (maxRoomSteps) because each one it loses should leave the room active.
+// Anything else that moved the room (a revive, a teardown, a new lifetime)
+// ends the step: the join reads the room again in its transaction.
 func (s *Store) stepRoomOnce(ctx context.Context, plan presence.JoinPlan, roomVersion time.Time) error {
 	now, err := s.lookAtRoom(ctx, plan.Room.ID)
-	switch {
-	case err != nil:
+	if err != nil {
 		return storeError("join: looking at the room", err)
-	case plan.RoomStep == presence.CreateRoom && now.room != nil:
-		return nil // created meanwhile
-	case plan.RoomStep == presence.ReviveRoom && (now.room == nil || !now.version.Equal(roomVersion)):
-		return nil // revived, moved or gone meanwhile
 	}
-	s.pause(hookBeforeRoomStep)
-	err = s.stepInBatch(ctx, plan.RoomStep, roomVersion, plan.Room)
-	switch status.Code(err) {
-	case codes.AlreadyExists, codes.FailedPrecondition, codes.NotFound, codes.Aborted:
-		return nil
+	room := plan.Room
+	for moves := 0; ; moves++ {
+		switch {
+		case plan.RoomStep == presence.CreateRoom && now.room != nil:
+			return nil // created meanwhile
+		case plan.RoomStep == presence.ReviveRoom && graceMoved(now, plan.Room, roomVersion) && moves < maxGraceMoves:
+			room, roomVersion = s.settings.Reactivate(s.now(), *now.room), now.version
+		case plan.RoomStep == presence.ReviveRoom && (now.room == nil || !now.version.Equal(roomVersion)):
+			return nil // revived, torn down or gone meanwhile
+		}
+		s.pause(hookBeforeRoomStep)
+		err = s.stepInBatch(ctx, plan.RoomStep, roomVersion, room)
+		code := status.Code(err)
+		if plan.RoomStep == presence.ReviveRoom && code == codes.FailedPrecondition {
+			// Moved between the look and the write: look again, with a
+			// read of this join's own (a shared look may predate the move).
+			r, version, err := s.readRoom(ctx, plan.Room.ID)
+			if err != nil {
+				return storeError("join: looking at the room", err)
+			}
+			now = roomLook{r, version}
+			continue
+		}
+		switch code {
+		case codes.AlreadyExists, codes.FailedPrecondition, codes.NotFound, codes.Aborted:
+			return nil
+		}
+		return err
 	}
-	return err
+}
+
+// graceMoved tells whether the room looked at is the one planned to be
+// revived (reviving, the plan's generation is one past it) still in its
+// grace, at a version other than the one the plan was made from: only a
+// later departure moved it.
+func graceMoved(now roomLook, revived presence.Room, planned time.Time) bool {
+	return now.room != nil && now.room.State == presence.StateSuspectedEmpty &&
+		now.room.CreatedAt.Equal(revived.CreatedAt) && now.room.Generation+1 == revived.Generation &&
+		!now.version.Equal(planned)
 }
 
 // stepInBatch makes step for room in one atomic batch, without a
