@@ -15,10 +15,21 @@ import (
 // on even when the caller has gone.
 const settleTimeout = 10 * time.Second
 
-// maxEmptinessRounds bounds how often settleEmptiness re-reads a room whose
-// version moved under it; each round that loses does so because another
-// departure or a join changed the room, which settles within a few.
+// maxEmptinessRounds bounds how often settleEmptiness's revive (step 3)
+// re-reads a room whose version moved under it; each round that loses does
+// so because another departure or a join changed the room, which settles
+// within a few.
 const maxEmptinessRounds = 5
+
+// maxGraceMoves bounds how often one write follows a grace that moved
+// under it: a departure's check (settleEmptiness, step 2) or a join's
+// revive (stepRoomOnce). A crowd's last departures check the empty room
+// at once, and each later than the grace moves it, once; every move makes
+// the others' conditional writes lose, and each then reads the room again
+// and, if its own departure is later still, moves it after. So the moves
+// end with the departures, however many there are; the bound is for a
+// fault, not for the churn.
+const maxGraceMoves = 64
 
 // settleEmptiness runs after a departure that removed a roster entry has
 // committed (a leave, an expiry, or the sweeper's re-check of one): if the
@@ -55,17 +66,22 @@ const maxEmptinessRounds = 5
 func (s *Store) settleEmptiness(ctx context.Context, src revisionSource, departedAt time.Time) (*presence.Room, presence.Emptiness, error) {
 	var written *presence.Room // set once step 2 has written the room
 	var decided presence.Emptiness
-	for range maxEmptinessRounds {
+	moves, rounds := 0, 0 // writes lost in step 2, and in step 3
+	for moves < maxGraceMoves && rounds < maxEmptinessRounds {
 		if written == nil {
 			room, next, d, err := s.emptyRoom(ctx, src, departedAt)
 			switch {
 			case err != nil || d == presence.StillOccupied || d == presence.AlreadyEmpty:
 				return room, d, err
 			case next == nil:
-				continue // the room moved on meanwhile: look again
+				// The room moved on meanwhile, nearly always another
+				// departure's grace (maxGraceMoves): look again.
+				moves++
+				continue
 			}
 			written, decided = next, d
 		}
+		rounds++
 		// Step 3: the room first, then the count, so that an entry that
 		// goes after the count also finds the room as read (and moves it,
 		// failing the revive's condition) or leaves a repair mark.

@@ -64,3 +64,46 @@ func TestEmptiness_ReviveDoesNotOverwriteALaterGrace(t *testing.T) {
 		t.Fatalf("cleanupAfter %v, want %v (from Carol's later departure)", got, want)
 	}
 }
+
+// docs/races.md, "A revive while the last departures settle", the
+// departure's side: several last departures check the room at once, and
+// each that comes later than the room's grace moves it. Dave's check
+// reads the room and, before its write, six other departures, each later
+// than the grace and earlier than Dave's, move it in turn: each move makes
+// Dave's conditional write lose. His check still ends with the grace
+// counted from his departure, instead of giving up after a few rounds as
+// if the room kept changing for another reason.
+func TestEmptiness_ALaterDepartureOutlastsTheGraceMoving(t *testing.T) {
+	f := MustOpenStore(t)
+	room := "settling"
+	alice := f.mustJoin(t, room, "alice", "tab")
+	if _, err := f.other.Leave(f.ctx, ref(room, "alice", "tab", alice.Session.Generation)); err != nil {
+		t.Fatal(err)
+	}
+	emptiedAt := f.clock.Now()
+	daveLeftAt := emptiedAt.Add(time.Second)
+	const moves = 6
+	moved := 0
+	f.store.SetBeforeEmptinessWrite(func() {
+		if moved == moves {
+			return
+		}
+		moved++
+		at := emptiedAt.Add(time.Duration(moved) * 10 * time.Millisecond)
+		if decided, err := f.other.SettleEmptinessForTest(f.ctx, room, at); err != nil || decided != presence.LaterDeparture {
+			t.Errorf("move %d of the grace: %v, %v; want a later departure", moved, decided, err)
+		}
+	})
+	decided, err := f.store.SettleEmptinessForTest(f.ctx, room, daveLeftAt)
+	if err != nil || decided != presence.LaterDeparture {
+		t.Fatalf("dave's check after %d moves of the grace: %v, %v; want a later departure", moved, decided, err)
+	}
+	if moved != moves {
+		t.Fatalf("the grace moved %d times under dave's check, want %d", moved, moves)
+	}
+	got := f.readRoom(t, room)
+	want := daveLeftAt.Add(presence.DefaultSettings().EmptyRoomGrace)
+	if at, _ := got["cleanupAfter"].(time.Time); got["state"] != string(presence.StateSuspectedEmpty) || !at.Equal(want) {
+		t.Fatalf("room %v, cleanupAfter %v: want suspected_empty until %v (from dave's departure)", got["state"], at, want)
+	}
+}

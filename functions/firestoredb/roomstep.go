@@ -51,13 +51,6 @@ func (s *Store) stepRoom(ctx context.Context, plan presence.JoinPlan, roomVersio
 	return err
 }
 
-// maxGraceMoves bounds how often one revive follows a grace that moved
-// under it (stepRoomOnce). Each move is one departure of the room's
-// generation settling after the room emptied, and each departure moves the
-// grace at most once, so the moves end; the bound is for a fault, not for
-// the churn.
-const maxGraceMoves = 64
-
 // stepRoomOnce is stepRoom's look and write, made by one of the joins that
 // share it.
 //
