@@ -62,12 +62,13 @@ let appSeq = 0;
 // this, and no test here is about quota errors, so when it happens every
 // live user's network is restarted at once (an intentional restart resets
 // the backoff), and the test output says so. A wait (until, below) that
-// overlapped such a restart and timed out is given its full time once more:
-// once, a restart run at the start of a 10 s wait still left a roster
-// listener without the change at its end (CI, 2026-12-05), so a stream the
-// emulator broke can take longer than the restart to come back. Nothing
-// else is retried: a listener that is merely slow, with no restart during
-// its wait, still fails its test.
+// overlapped such a restart and timed out restarts every listener once
+// more and is given its full time again: twice in CI (2026-12-05) a roster
+// listener still lacked the change at the end of a 10 s wait that began
+// with a restart, once even after 10 s more without a second restart, so
+// a listener can stay stuck after the emulator broke a stream until it
+// listens anew. Nothing else is retried: a listener that is merely slow,
+// with no restart during its wait, still fails its test.
 const liveFirestores = new Set();
 let framingWorkaround = false;
 let lastFramingRestart = 0; // Date.now() of the last restart, 0: none yet
@@ -84,14 +85,15 @@ function restartListenersOnEmulatorFramingErrors() {
     const text = String(message);
     if (!text.includes('Received message larger than max') && !text.includes('Using maximum backoff delay')) return;
     clearTimeout(pending);
-    pending = setTimeout(() => {
-      console.log(`emulator broke a Listen stream (firebase-tools #8654); restarting ${liveFirestores.size} users' listeners`);
-      lastFramingRestart = Date.now();
-      for (const firestore of liveFirestores) {
-        disableNetwork(firestore).then(() => enableNetwork(firestore)).catch(() => {});
-      }
-    }, 100);
+    pending = setTimeout(() => restartListeners('emulator broke a Listen stream (firebase-tools #8654)'), 100);
   }, { level: 'error' });
+}
+
+/** Restarts every live user's network, so that each listener listens anew; says why. */
+function restartListeners(why) {
+  console.log(`${why}; restarting ${liveFirestores.size} users' listeners`);
+  lastFramingRestart = Date.now();
+  return Promise.all([...liveFirestores].map((firestore) => disableNetwork(firestore).then(() => enableNetwork(firestore)).catch(() => {})));
 }
 
 /**
@@ -139,8 +141,8 @@ export async function newUser(config, { openFirestore = true, signIn = true } = 
 
 /**
  * tests/lib/poll.mjs's until, except that a wait the emulator's framing
- * error interrupted (a listener restart during it, see above) waits its
- * full time once more, and says so.
+ * error interrupted (a listener restart during it, see above) restarts the
+ * listeners again and waits its full time once more, and says so.
  */
 export async function until(what, probe, timeoutMs, intervalMs) {
   const began = Date.now();
@@ -148,7 +150,7 @@ export async function until(what, probe, timeoutMs, intervalMs) {
     return await untilOnce(what, probe, timeoutMs, intervalMs);
   } catch (err) {
     if (lastFramingRestart < began) throw err;
-    console.log(`waiting until ${what}: the listeners were restarted during the wait; ${timeoutMs} ms more`);
+    await restartListeners(`waiting until ${what}: the listeners were restarted during the wait; ${timeoutMs} ms more`);
     return untilOnce(what, probe, timeoutMs, intervalMs);
   }
 }
