@@ -24,7 +24,8 @@
 // revisions are ignored (below). A fold deletes records and raises
 // `retired` in one collection, so one snapshot shows both. Sums are taken
 // when the listeners have delivered what they have (onSnapshotsInSync), from
-// server snapshots only. Older rooms are read from the shards.
+// server snapshots only (each listener hears the server confirm a cached
+// one: confirmed.js). Older rooms are read from the shards.
 //
 // What clients rely on: the revision increases on every visible roster
 // change and never on a heartbeat. A listener may see several changes
@@ -32,7 +33,8 @@
 // changes happened. Clients keep the highest revision seen and ignore lower
 // ones (listeners and API answers arrive through different channels and can
 // overtake each other).
-import { collection, doc, onSnapshot, onSnapshotsInSync } from 'firebase/firestore';
+import { collection, doc, onSnapshotsInSync } from 'firebase/firestore';
+import { onSnapshotConfirmed } from './confirmed.js';
 
 /** The id of the retired count among a room's departure records. */
 export const RETIRED_ID = '~retired';
@@ -78,19 +80,19 @@ export function watchRevision(firestore, roomId, onRevision, onError) {
     changed = false;
     onRevision(n);
   };
-  stops.push(onSnapshot(doc(firestore, 'rooms', roomId), (snap) => {
+  stops.push(onSnapshotConfirmed(doc(firestore, 'rooms', roomId), (snap) => {
     keep('room')(snap);
     // An older room: its revision is on the shards only.
     const carried = !!(snap.exists() && snap.data().changesCarried);
-    if (!carried && !stopShards) stopShards = onSnapshot(collection(firestore, 'rooms', roomId, 'rosterRevisions'), keep('shards'), failed);
+    if (!carried && !stopShards) stopShards = onSnapshotConfirmed(collection(firestore, 'rooms', roomId, 'rosterRevisions'), keep('shards'), failed);
     if (carried && stopShards) {
       stopShards();
       stopShards = null;
       latest.shards = null;
     }
   }, failed));
-  stops.push(onSnapshot(collection(firestore, 'rooms', roomId, 'participants'), keep('participants'), failed));
-  stops.push(onSnapshot(collection(firestore, 'rooms', roomId, 'recentlyLeft'), keep('recentlyLeft'), failed));
+  stops.push(onSnapshotConfirmed(collection(firestore, 'rooms', roomId, 'participants'), keep('participants'), failed));
+  stops.push(onSnapshotConfirmed(collection(firestore, 'rooms', roomId, 'recentlyLeft'), keep('recentlyLeft'), failed));
   stops.push(onSnapshotsInSync(firestore, add));
   return stopAll;
 }

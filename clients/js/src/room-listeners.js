@@ -6,6 +6,7 @@
 // before a leave: a permission-denied then means "you are no longer in the
 // room", never something to report.
 import { collection, doc, onSnapshot } from 'firebase/firestore';
+import { onSnapshotConfirmed } from './confirmed.js';
 import { RETIRED_ID, watchRevision } from './revision.js';
 import { toDate } from './time.js';
 import { leaveLargeMode, onSelf, onSummary } from './large-room.js';
@@ -20,14 +21,16 @@ const NAMES = ['room', 'summary', 'self', ...ROSTER, 'typing', 'receipts'];
 const STARTERS = {
   room: (room, fs, onError) => onSnapshot(doc(fs, 'rooms', room.roomId), (snap) => onRoom(room, snap), onError),
   // Before the roster's listeners: they start only once it has said
-  // whether the room is large (followMode).
-  summary: (room, fs, onError) => onSnapshot(doc(fs, 'rooms', room.roomId, 'summary', 'current'), (snap) => onSummary(room, snap), onError),
+  // whether the room is large (followMode), which only the server's word
+  // says (onSummary): hence the confirmation of a cached snapshot.
+  summary: (room, fs, onError) => onSnapshotConfirmed(doc(fs, 'rooms', room.roomId, 'summary', 'current'), (snap) => onSummary(room, snap), onError),
   // This user's own entry, exact, while the roster listener is off.
   self: (room, fs, onError) => (room._selfSeen = false, onSnapshot(doc(fs, 'rooms', room.roomId, 'participants', room.participantId), (snap) => onSelf(room, snap), onError)),
   revision: (room, fs, onError) => watchRevision(fs, room.roomId, (n) => room._seeRevision(n), onError),
   // A roster listener that starts (again) begins with the whole roster: a
-  // `sync`, not a burst of joins.
-  roster: (room, fs, onError) => (room._synced = false, onSnapshot(collection(fs, 'rooms', room.roomId, 'participants'), (snap) => onRoster(room, snap), onError)),
+  // `sync`, not a burst of joins. Back from large mode it waits for the
+  // server's roster (onRoster), which may only confirm the cache's.
+  roster: (room, fs, onError) => (room._synced = false, onSnapshotConfirmed(collection(fs, 'rooms', room.roomId, 'participants'), (snap) => onRoster(room, snap), onError)),
   recentlyLeft: (room, fs, onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'recentlyLeft'), (snap) => onRecentlyLeft(room, snap), onError),
   typing: (room, fs, onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'typing'), (snap) => onTyping(room, snap), onError),
   receipts: (room, fs, onError) => onSnapshot(collection(fs, 'rooms', room.roomId, 'receipts'), (snap) => onReceipts(room, snap), onError),

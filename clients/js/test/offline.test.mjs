@@ -7,6 +7,7 @@
 // against the emulators and the dev server, with a network the test cuts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { disableNetwork, doc, enableNetwork, getFirestore, onSnapshot } from 'firebase/firestore';
 import { createRoomleaseClient as createNodeClient } from '@roomlease/client/node';
 import { createRoomleaseClient as createNativeClient, followNetInfo } from '@roomlease/client/react-native';
 import { followPageLifecycle } from '../src/browser/page-lifecycle.js';
@@ -135,7 +136,7 @@ describe('offline and back (emulators)', () => {
       client.close();
       await user.close();
     });
-    return { client, net, rec };
+    return { client, net, rec, user };
   }
 
   /** Records a room's status events and its errors. */
@@ -228,6 +229,34 @@ describe('offline and back (emulators)', () => {
 
     g.net.up = true;
     await until('the next try is answered and Grace is joined', () => r.status === 'joined', config.heartbeatSeconds * 1000 + SLACK_MS);
+    await until('Ada sees Grace', () => namesOf(a).includes('Grace'), 10_000);
+  });
+
+  // The SDK, offline, raises a listener's first snapshot from its cache,
+  // and then, back online, says nothing when the server only confirms it:
+  // no document changed. A room's listeners wait for the server's word on
+  // the summary (no summary: the roster's listeners start), so they must
+  // hear that confirmation, or a join made while Firestore's stream was
+  // down (a blip, a broken stream in backoff) never shows a roster.
+  test('listeners started while Firestore is offline show the roster once it is back', async () => {
+    const room = roomName('offline-firestore');
+    const { a } = await observer(room);
+    const g = await grace(createNodeClient);
+    const firestore = getFirestore(g.user.app, config.database);
+    await disableNetwork(firestore);
+    const r = await g.client.join(room, { displayName: 'Grace' }); // the API is up; Firestore is not
+    // The summary's first snapshot, from the cache: Grace's listener is
+    // told it with this one, which listens to the same document after it.
+    const first = await new Promise((resolve, reject) => {
+      const stop = onSnapshot(doc(firestore, 'rooms', room, 'summary', 'current'), (snap) => {
+        stop();
+        resolve(snap);
+      }, reject);
+    });
+    assert.equal(first.metadata.fromCache, true, 'the first snapshot came from the server: nothing was forced');
+    assert.deepEqual(namesOf(r), [], 'a roster before Firestore is back');
+    await enableNetwork(firestore);
+    await until('Grace sees Ada and herself', () => namesOf(r).join() === 'Ada,Grace', 10_000);
     await until('Ada sees Grace', () => namesOf(a).includes('Grace'), 10_000);
   });
 });
