@@ -76,34 +76,50 @@ func TestEmptiness_ReviveDoesNotOverwriteALaterGrace(t *testing.T) {
 func TestEmptiness_ALaterDepartureOutlastsTheGraceMoving(t *testing.T) {
 	f := MustOpenStore(t)
 	room := "settling"
-	alice := f.mustJoin(t, room, "alice", "tab")
-	if _, err := f.other.Leave(f.ctx, ref(room, "alice", "tab", alice.Session.Generation)); err != nil {
-		t.Fatal(err)
-	}
+	f.intoGrace(t, room)
 	emptiedAt := f.clock.Now()
 	daveLeftAt := emptiedAt.Add(time.Second)
 	const moves = 6
-	moved := 0
-	f.store.SetBeforeEmptinessWrite(func() {
-		if moved == moves {
-			return
-		}
-		moved++
-		at := emptiedAt.Add(time.Duration(moved) * 10 * time.Millisecond)
-		if decided, err := f.other.SettleEmptinessForTest(f.ctx, room, at); err != nil || decided != presence.LaterDeparture {
-			t.Errorf("move %d of the grace: %v, %v; want a later departure", moved, decided, err)
-		}
+	move, moved := f.graceMoves(t, room, moves, func(i int) time.Time {
+		return emptiedAt.Add(time.Duration(i) * 10 * time.Millisecond) // later than the grace, earlier than Dave
 	})
+	f.store.SetBeforeEmptinessWrite(move)
 	decided, err := f.store.SettleEmptinessForTest(f.ctx, room, daveLeftAt)
 	if err != nil || decided != presence.LaterDeparture {
-		t.Fatalf("dave's check after %d moves of the grace: %v, %v; want a later departure", moved, decided, err)
+		t.Fatalf("dave's check after %d moves of the grace: %v, %v; want a later departure", *moved, decided, err)
 	}
-	if moved != moves {
-		t.Fatalf("the grace moved %d times under dave's check, want %d", moved, moves)
+	if *moved != moves {
+		t.Fatalf("the grace moved %d times under dave's check, want %d", *moved, moves)
 	}
 	got := f.readRoom(t, room)
 	want := daveLeftAt.Add(presence.DefaultSettings().EmptyRoomGrace)
 	if at, _ := got["cleanupAfter"].(time.Time); got["state"] != string(presence.StateSuspectedEmpty) || !at.Equal(want) {
 		t.Fatalf("room %v, cleanupAfter %v: want suspected_empty until %v (from dave's departure)", got["state"], at, want)
 	}
+}
+
+// intoGrace has alice join room and leave it through another instance:
+// the room is empty, in its grace.
+func (f *fixture) intoGrace(t *testing.T, room string) {
+	t.Helper()
+	alice := f.mustJoin(t, room, "alice", "tab")
+	if _, err := f.other.Leave(f.ctx, ref(room, "alice", "tab", alice.Session.Generation)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// graceMoves returns a hook that, the first n times it runs, moves room's
+// grace as a later departure's check does (settleEmptiness, on f.other),
+// the i-th time (from 1) to the departure at(i); and the count of moves.
+func (f *fixture) graceMoves(t *testing.T, room string, n int, at func(i int) time.Time) (func(), *int) {
+	moved := 0
+	return func() {
+		if moved == n {
+			return
+		}
+		moved++
+		if decided, err := f.other.SettleEmptinessForTest(f.ctx, room, at(moved)); err != nil || decided != presence.LaterDeparture {
+			t.Errorf("move %d of the grace: %v, %v; want a later departure", moved, decided, err)
+		}
+	}, &moved
 }

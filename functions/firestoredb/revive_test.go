@@ -19,34 +19,24 @@ import (
 func TestJoin_ARevivalOutlastsTheGraceMoving(t *testing.T) {
 	f := MustOpenStore(t)
 	room := "settling"
-	alice := f.mustJoin(t, room, "alice", "t1")
-	if _, err := f.other.Leave(f.ctx, ref(room, "alice", "t1", alice.Session.Generation)); err != nil {
-		t.Fatal(err)
-	}
+	f.intoGrace(t, room)
 	graced := f.readRoom(t, room)
 	if graced[firestoredb.FieldState] != string(presence.StateSuspectedEmpty) {
 		t.Fatalf("room state %v after the last leave, want suspected_empty", graced[firestoredb.FieldState])
 	}
 	const moves = 6
-	moved := 0
-	a := f.instance(t, f.clock.Now) // has not seen the room: it looks first
-	a.SetBeforeRoomStep(func() {
-		if moved == moves {
-			return
-		}
-		moved++
+	move, moved := f.graceMoves(t, room, moves, func(int) time.Time {
 		f.clock.Advance(time.Millisecond) // a departure later than the grace's
-		decided, err := f.other.SettleEmptinessForTest(f.ctx, room, f.clock.Now())
-		if err != nil || decided != presence.LaterDeparture {
-			t.Errorf("move %d of the grace: %v, %v; want a later departure", moved, decided, err)
-		}
+		return f.clock.Now()
 	})
+	a := f.instance(t, f.clock.Now) // has not seen the room: it looks first
+	a.SetBeforeRoomStep(move)
 	bob, err := a.Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: room, ParticipantID: "bob", SessionID: "t1"}})
 	if err != nil {
-		t.Fatalf("bob's join after %d moves of the grace: %v", moved, err)
+		t.Fatalf("bob's join after %d moves of the grace: %v", *moved, err)
 	}
-	if moved != moves {
-		t.Fatalf("the grace moved %d times under the revive, want %d", moved, moves)
+	if *moved != moves {
+		t.Fatalf("the grace moved %d times under the revive, want %d", *moved, moves)
 	}
 	revived := f.readRoom(t, room)
 	if revived[firestoredb.FieldState] != string(presence.StateActive) {
