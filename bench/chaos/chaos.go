@@ -183,7 +183,7 @@ type chaosRun struct {
 	detailCounts    map[string]int
 	details         []Violation
 	revisions       *revisionTracker
-	lastShards      map[string]string
+	lastCounted     map[string]string
 	rosterReads     int
 	rosterChecks    int
 	rosterDoubtful  int
@@ -267,7 +267,7 @@ func Run(ctx context.Context, o harness.Options, cfg Config) error {
 	began := time.Now()
 	c := &chaosRun{cfg: cfg, client: client, database: database, prefix: fmt.Sprintf("chaos-%d-", began.Unix()), userByUID: map[string]*chaosUser{},
 		latency: map[workload.Op]*workload.Dist{workload.OpJoin: {}, workload.OpHeartbeat: {}, workload.OpLeave: {}}, events: map[string]int64{},
-		violationCounts: map[string]int{}, detailCounts: map[string]int{}, revisions: newRevisionTracker(), lastShards: map[string]string{}}
+		violationCounts: map[string]int{}, detailCounts: map[string]int{}, revisions: newRevisionTracker(), lastCounted: map[string]string{}}
 	for i := range cfg.Rooms {
 		c.rooms = append(c.rooms, fmt.Sprintf("%s%d", c.prefix, i))
 	}

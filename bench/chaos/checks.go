@@ -120,8 +120,8 @@ func expectListed(before, after []heldLease, start, end time.Time, margin time.D
 }
 
 // revisionSeen is one consistent reading of a room: whether its document
-// existed, its lifetime (the room's createdAt), and the revision (the sum
-// of its shards' changes).
+// existed, its lifetime (the room's createdAt), and the revision as the
+// server keeps it (readRevision).
 type revisionSeen struct {
 	Exists   bool
 	Lifetime time.Time

@@ -241,6 +241,17 @@ func TestChaosMarkdown(t *testing.T) {
 	}
 }
 
+func TestChaosMarkdown_ARevisionCheckThatSawNoChangeIsNotCounted(t *testing.T) {
+	rep := &Report{Violations: map[string]int{}, Counts: map[string]int64{"joins": 12}, RevisionReads: 40}
+	if md := Markdown(rep); !strings.Contains(md, "| revision decreases within a room's lifetime | **not checked: 40 readings, none saw a change** |") {
+		t.Fatalf("a run whose readings saw only revision 0 reports its revision check as passed:\n%s", md)
+	}
+	rep.MaxRevision = 7
+	if md := Markdown(rep); !strings.Contains(md, "| revision decreases within a room's lifetime | **0** |") {
+		t.Fatalf("a run whose readings saw revision 7 does not report its decreases:\n%s", md)
+	}
+}
+
 func TestHeartbeatAttemptTimeout(t *testing.T) {
 	for _, c := range []struct{ left, want time.Duration }{
 		{6 * time.Second, 2 * time.Second},

@@ -67,16 +67,15 @@ func (c *chaosRun) sampleRosters(ctx context.Context) {
 	}
 }
 
-// pollRevisions reads every room's document and revision shards in one
-// read-only transaction every RevisionEvery, so that each reading is one
-// consistent snapshot, and reports every decrease within a lifetime.
+// pollRevisions reads every room's revision (readRevision) every
+// RevisionEvery and reports every decrease within a lifetime.
 func (c *chaosRun) pollRevisions(ctx context.Context) {
 	for ctx.Err() == nil {
 		for _, room := range c.rooms {
 			if ctx.Err() != nil {
 				return
 			}
-			seen, shards, err := c.readRevision(ctx, room)
+			seen, parts, err := c.readRevision(ctx, room)
 			if err != nil {
 				if ctx.Err() == nil {
 					c.event("revision reads failed")
@@ -88,30 +87,37 @@ func (c *chaosRun) pollRevisions(ctx context.Context) {
 			if seen.Revision > c.maxRevision {
 				c.maxRevision = seen.Revision
 			}
-			prevShards := c.lastShards[room]
-			c.lastShards[room] = shards
+			prevParts := c.lastCounted[room]
+			c.lastCounted[room] = parts
 			drop := c.revisions.observe(room, seen)
 			c.mu.Unlock()
 			c.published.observe(room, seen)
 			if drop != nil {
 				c.report(ctx, nil, Violation{Kind: violationRevision, At: drop.DropAt.Format(time.RFC3339Nano), Room: room, Process: -1,
-					Detail: fmt.Sprintf("the lifetime created at %s read revision %d at %s (shards %s), then %d at %s (shards %s)",
-						drop.Lifetime.Format(time.RFC3339Nano), drop.Before, drop.SeenAt.Format("15:04:05.000"), prevShards,
-						drop.After, drop.DropAt.Format("15:04:05.000"), shards)})
+					Detail: fmt.Sprintf("the lifetime created at %s read revision %d at %s (%s), then %d at %s (%s)",
+						drop.Lifetime.Format(time.RFC3339Nano), drop.Before, drop.SeenAt.Format("15:04:05.000"), prevParts,
+						drop.After, drop.DropAt.Format("15:04:05.000"), parts)})
 			}
 		}
 		workload.SleepCtx(ctx, c.cfg.RevisionEvery)
 	}
 }
 
-// readRevision reads room's document and shards in one read-only
-// transaction, and describes the shards (id=changes) for a report.
+// readRevision reads room's revision as the server keeps it, in one
+// read-only transaction so that the reading is one snapshot, and describes
+// what it added up (id=changes) for a report. A room that keeps its
+// revision on its entries (firestoredb's FieldRevisionOnEntries, every
+// room this version creates) has it as the sum of `changes` over the
+// entries and departure records of its lifetime, the retired count among
+// them; an older room has it on its shards. Reading the shards alone of
+// a newer room would read 0 for ever, and no decrease could show.
 func (c *chaosRun) readRevision(ctx context.Context, room string) (revisionSeen, string, error) {
 	ref := c.client.Collection(firestoredb.RoomsCollection).Doc(room)
 	var seen revisionSeen
 	var parts []string
 	err := c.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 		seen, parts = revisionSeen{}, nil
+		onEntries := false
 		snap, err := tx.Get(ref)
 		switch {
 		case status.Code(err) == codes.NotFound:
@@ -120,23 +126,48 @@ func (c *chaosRun) readRevision(ctx context.Context, room string) (revisionSeen,
 		default:
 			seen.Exists = true
 			seen.Lifetime, _ = snap.Data()["createdAt"].(time.Time)
+			onEntries, _ = snap.Data()[firestoredb.FieldRevisionOnEntries].(bool)
 		}
-		shards, err := tx.Documents(ref.Collection(firestoredb.RevisionsCollection)).GetAll()
-		if err != nil {
-			return err
+		var counted []*firestore.DocumentSnapshot
+		if onEntries {
+			for _, name := range []string{firestoredb.ParticipantsCollection, firestoredb.RecentlyLeftCollection} {
+				docs, err := tx.Documents(ref.Collection(name).Where(firestoredb.FieldRoomOpenedAt, "==", seen.Lifetime)).GetAll()
+				if err != nil {
+					return err
+				}
+				counted = append(counted, docs...)
+			}
+		} else {
+			shards, err := tx.Documents(ref.Collection(firestoredb.RevisionsCollection)).GetAll()
+			if err != nil {
+				return err
+			}
+			counted = shards
+			if !seen.Exists && len(shards) > 0 {
+				c.event("revision shards without a room")
+			}
 		}
-		for _, s := range shards {
-			n, _ := s.Data()[firestoredb.FieldChanges].(int64)
-			seen.Revision += n
-			parts = append(parts, fmt.Sprintf("%s=%d", s.Ref.ID, n))
-		}
+		seen.Revision, parts = sumChanges(counted)
 		return nil
 	}, firestore.ReadOnly, firestore.MaxAttempts(1))
 	seen.At = time.Now()
-	if !seen.Exists && len(parts) > 0 {
-		c.event("revision shards without a room")
-	}
 	return seen, "[" + strings.Join(parts, " ") + "]", err
+}
+
+// sumChanges adds up the `changes` of docs and names each document that
+// carries some, as parent/id=changes.
+func sumChanges(docs []*firestore.DocumentSnapshot) (int64, []string) {
+	var sum int64
+	var parts []string
+	for _, d := range docs {
+		n, _ := d.Data()[firestoredb.FieldChanges].(int64)
+		if n == 0 {
+			continue
+		}
+		sum += n
+		parts = append(parts, fmt.Sprintf("%s/%s=%d", d.Ref.Parent.ID, d.Ref.ID, n))
+	}
+	return sum, parts
 }
 
 // report records a violation (or an excused 409) with the documents it
