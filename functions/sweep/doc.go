@@ -28,6 +28,10 @@
 //     (confirmed, reconnect after candidate, violation), in every mode, and
 //     counts them by slice (rollout.go).
 //
+// With events on, the relay runs beside those steps in every pass, not
+// after them: it publishes the outbox records that their instances did not
+// (relay.go), and no step that fails or runs out of time holds it back.
+//
 // Once per run, before its first pass, it re-checks rooms that a departing
 // request marked and may have left active and empty (repair), from a
 // watermark it keeps, so that no such room waits for a join to be noticed.

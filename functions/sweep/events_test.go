@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -452,5 +453,63 @@ func TestEvents_ARoomsLaterEventsWaitForOneThatFailed(t *testing.T) {
 	got := decodeEvents(t, f.sub.WaitForIDs(t, pending...))
 	if len(got) != 2 || got[0].data["participantId"] != "alice" || got[1].data["participantId"] != "bob" {
 		t.Fatalf("delivered %v, want alice's join then bob's", got)
+	}
+}
+
+// stuckExpiry is a store whose listing of expired sessions does not answer
+// until released (or the pass's deadline): a step stuck as the chaos runs
+// saw it, behind the locks of a dead instance's transaction.
+type stuckExpiry struct {
+	*firestoredb.Store
+	release chan struct{}
+}
+
+func (s stuckExpiry) ExpiredSessions(ctx context.Context, now time.Time, limit int) (presence.Listing[presence.ExpiryCandidate], error) {
+	select {
+	case <-s.release:
+		return presence.Listing[presence.ExpiryCandidate]{}, errors.New("the store is busy")
+	case <-ctx.Done():
+		return presence.Listing[presence.ExpiryCandidate]{}, ctx.Err()
+	}
+}
+
+// relayedPublisher closes published after its first publication.
+type relayedPublisher struct {
+	next      sweep.EventPublisher
+	published chan struct{}
+	once      sync.Once
+}
+
+func (r *relayedPublisher) Publish(ctx context.Context, ev presence.OutboxEvent) error {
+	err := r.next.Publish(ctx, ev)
+	r.once.Do(func() { close(r.published) })
+	return err
+}
+
+// A step of the pass that does not answer does not hold the relay back:
+// the expiry's listing is stuck until the relay has published a killed
+// instance's record, and only then fails. Run after the steps, the relay
+// would never start before the pass's deadline, pass after pass.
+func TestEvents_AStuckStepDoesNotHoldTheRelayBack(t *testing.T) {
+	f := mustOpenEvents(t)
+	if _, err := f.instance(t, &deadPublisher{}).Join(f.ctx, presence.JoinRequest{SessionKey: presence.SessionKey{RoomID: "r", ParticipantID: "alice", SessionID: "tab"}}); err != nil {
+		t.Fatal(err)
+	}
+	pending := f.outbox(t)
+	f.clock.Advance(firestoredb.OutboxRelayAge)
+	pub := &relayedPublisher{next: f.pub, published: make(chan struct{})}
+	stuck := stuckExpiry{Store: f.store, release: pub.published}
+	sw := f.sweeper(t, stuck, sweep.Config{DefaultMode: sweep.Enforce, PassTimeout: 5 * time.Second})
+	sw.RelayEvents(f.store, pub, firestoredb.OutboxRelayAge)
+	r := sw.Pass(f.ctx)
+	if r.EventsRelayed != 1 {
+		t.Fatalf("relayed %d beside a stuck step (pass error %v), want the killed instance's join", r.EventsRelayed, r.Err)
+	}
+	if r.Err == nil || r.FailedSteps != 1 {
+		t.Fatalf("the stuck step's failure: %v, %d failed steps; want it reported, once", r.Err, r.FailedSteps)
+	}
+	f.sub.WaitForIDs(t, pending...)
+	if left := f.outbox(t); len(left) != 0 {
+		t.Fatalf("outbox after the relay: %v", left)
 	}
 }

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -59,22 +60,53 @@ func passSteps(store Store, cfg Config, now func() time.Time, policies *policyWa
 // Pass runs one bounded pass. A failed read ends the pass: nothing after it
 // is acted upon. A failed step on one candidate is counted and skipped (see
 // itemFailed), up to maxItemFailures in a pass.
+//
+// The steps beside the pass (the events relay) run at the same time, on a
+// report of their own, and end with it. They act on none of what the
+// steps act on, so nothing orders them; run after the steps, they would
+// wait behind any step that fails or runs to the pass's deadline (a
+// session whose documents a dead instance's transaction still locks, a
+// store in trouble), pass after pass, and the events that other instances
+// committed would wait with them.
 func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.PassTimeout)
 	defer cancel()
 	p := &pass{ctx: ctx, cfg: s.cfg, log: s.log}
-	for _, run := range s.steps {
+	beside := make([]*pass, len(s.beside))
+	var wg sync.WaitGroup
+	for i, run := range s.beside {
+		bp := &pass{ctx: ctx, cfg: s.cfg, log: s.log, now: s.now()}
+		beside[i] = bp
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runSteps(bp, run)
+		}()
+	}
+	runSteps(p, s.steps...)
+	wg.Wait()
+	for _, bp := range beside {
+		p.r.merge(bp.r)
+		p.r.EventsPending += bp.r.EventsPending
+		p.r.OldestEventAge = max(p.r.OldestEventAge, bp.r.OldestEventAge)
+		p.r.Err, p.r.ItemErr = cmp.Or(p.r.Err, bp.r.Err), cmp.Or(p.r.ItemErr, bp.r.ItemErr)
+	}
+	return p.r
+}
+
+// runSteps runs steps in order on p until one ends the pass.
+func runSteps(p *pass, steps ...step) {
+	for _, run := range steps {
 		err := run(p)
 		if errors.Is(err, errPassStopped) {
-			break
+			return
 		}
 		if err != nil {
 			p.r.FailedSteps++
 			p.r.Err = err
-			break
+			return
 		}
 	}
-	return p.r
 }
 
 // readMode is step 1: the mode and enforced share in force (inForce),

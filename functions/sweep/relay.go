@@ -7,9 +7,10 @@ import (
 	"github.com/roomlease/roomlease/functions/presence"
 )
 
-// The events relay (docs/events.md, "How an event gets out"): one more step
-// of every pass when events are on, in every mode (publishing committed
-// changes deletes nothing of a room, so the kill switch does not stop it).
+// The events relay (docs/events.md, "How an event gets out"): part of
+// every pass when events are on, in every mode (publishing committed
+// changes deletes nothing of a room, so the kill switch does not stop it),
+// and run beside the pass's steps, so that none of them holds it back.
 
 // EventOutbox is the store's outbox of committed events.
 type EventOutbox interface {
@@ -29,15 +30,15 @@ type EventPublisher interface {
 	Publish(ctx context.Context, ev presence.OutboxEvent) error
 }
 
-// RelayEvents adds the relay to every pass: records of outbox at least
-// minAge old (younger ones are still the committing instance's to
-// publish) are published through pub and then deleted. Call it before the
-// sweeper runs.
+// RelayEvents adds the relay to every pass, beside its steps (Pass):
+// records of outbox at least minAge old (younger ones are still the
+// committing instance's to publish) are published through pub and then
+// deleted. Call it before the sweeper runs.
 func (s *Sweeper) RelayEvents(outbox EventOutbox, pub EventPublisher, minAge time.Duration) {
-	s.steps = append(s.steps, relayEvents(outbox, pub, minAge))
+	s.beside = append(s.beside, relayEvents(outbox, pub, minAge))
 }
 
-// relayEvents is step 7. The age of the oldest record listed is the pass's
+// relayEvents is the relay, beside the pass's steps. The age of the oldest record listed is the pass's
 // OldestEventAge, whether or not it was published: the alarm's figure.
 // Deleting only after the acknowledgement means a record is published at
 // least once; a relay that dies between the two, or two relays at once,

@@ -10,9 +10,11 @@ import (
 
 // Sweeper runs sweep passes against the presence store.
 type Sweeper struct {
-	// steps are a pass (passSteps); the run around the passes needs the
-	// other three ports.
+	// steps are a pass (passSteps), and beside the steps that run at the
+	// same time (Pass); the run around the passes needs the other three
+	// ports.
 	steps     []step
+	beside    []step
 	repairs   Repairer
 	deadlines DeadlineFinder
 	status    StatusWriter
