@@ -38,8 +38,9 @@ func (s *Sweeper) RelayEvents(outbox EventOutbox, pub EventPublisher, minAge tim
 	s.beside = append(s.beside, relayEvents(outbox, pub, minAge))
 }
 
-// relayEvents is the relay, beside the pass's steps. The age of the oldest record listed is the pass's
-// OldestEventAge, whether or not it was published: the alarm's figure.
+// relayEvents is the relay, beside the pass's steps. The age of the
+// oldest record listed is the pass's OldestEventAge, whether or not it was
+// published: the alarm's figure.
 // Deleting only after the acknowledgement means a record is published at
 // least once; a relay that dies between the two, or two relays at once,
 // publish it twice, with one id.
