@@ -87,8 +87,6 @@ func (s *Sweeper) Pass(ctx context.Context) PassReport {
 	wg.Wait()
 	for _, bp := range beside {
 		p.r.merge(bp.r)
-		p.r.EventsPending += bp.r.EventsPending
-		p.r.OldestEventAge = max(p.r.OldestEventAge, bp.r.OldestEventAge)
 		p.r.Err, p.r.ItemErr = cmp.Or(p.r.Err, bp.r.Err), cmp.Or(p.r.ItemErr, bp.r.ItemErr)
 	}
 	return p.r

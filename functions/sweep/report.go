@@ -108,15 +108,18 @@ type PassReport struct {
 	ItemErr error
 }
 
-// merge adds what one candidate's act recorded (forEach) to the pass's
-// report: counts, lags and rooms add up, the oldest age is the larger, and
-// a backlog anywhere is the pass's.
+// merge adds what one candidate's act (forEach), or a step beside the pass
+// (Pass), recorded to the pass's report: counts, lags, rooms and pending
+// events add up, the oldest ages are the larger, and a backlog anywhere is
+// the pass's.
 func (r *PassReport) merge(o PassReport) {
 	r.Counts.add(o.Counts)
 	r.CleanupLags = append(r.CleanupLags, o.CleanupLags...)
 	r.Candidates = append(r.Candidates, o.Candidates...)
 	r.Deleted = append(r.Deleted, o.Deleted...)
 	r.OldestEligibleAge = max(r.OldestEligibleAge, o.OldestEligibleAge)
+	r.EventsPending += o.EventsPending
+	r.OldestEventAge = max(r.OldestEventAge, o.OldestEventAge)
 	r.Backlog = r.Backlog || o.Backlog
 }
 
